@@ -1,0 +1,48 @@
+# Quick start: `make demo` runs everything locally; `make test` runs every test. Both install what they need.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test bench lint format install deps influxd clean help
+
+help:
+	@echo "make demo   - install what is missing and run the whole product on http://127.0.0.1:8000/"
+	@echo "make test   - install what is missing and run every test (real Redis, InfluxDB, snmpsim, Chromium)"
+	@echo "make bench  - run the benchmarks and write docs/performance.md"
+	@echo "make lint   - ruff check and format check"
+
+$(STAMP): requirements.txt requirements-dev.txt package.json package-lock.json
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	npm ci --no-audit --no-fund --silent
+	touch $(STAMP)
+
+install: $(STAMP)
+
+deps:
+	bash scripts/install-system-deps.sh
+
+influxd:
+	bash scripts/ensure-influxd.sh
+
+demo: deps install influxd
+	$(PY) manage.py demo
+
+test: deps install influxd
+	INFLUXD=$$(bash scripts/ensure-influxd.sh) $(PY) -m pytest
+
+bench: deps install influxd
+	INFLUXD=$$(bash scripts/ensure-influxd.sh) $(PY) bench/run.py
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: install
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+clean:
+	rm -rf $(VENV) node_modules staticfiles .pytest_cache

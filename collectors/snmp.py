@@ -1,0 +1,266 @@
+"""The one module that speaks SNMP (pysnmp 7, asyncio): GET and multi-column GETBULK walks."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pysnmp.hlapi.v3arch.asyncio import (
+    CommunityData,
+    ContextData,
+    ObjectIdentity,
+    ObjectType,
+    SnmpEngine,
+    Udp6TransportTarget,
+    UdpTransportTarget,
+    UsmUserData,
+    bulk_cmd,
+    get_cmd,
+    next_cmd,
+)
+from pysnmp.hlapi.v3arch.asyncio import auth as _auth
+from pysnmp.proto import rfc1902, rfc1905
+
+Oid = tuple[int, ...]
+
+AUTH_PROTOCOLS = {
+    "MD5": _auth.usmHMACMD5AuthProtocol,
+    "SHA": _auth.usmHMACSHAAuthProtocol,
+    "SHA224": _auth.usmHMAC128SHA224AuthProtocol,
+    "SHA256": _auth.usmHMAC192SHA256AuthProtocol,
+    "SHA384": _auth.usmHMAC256SHA384AuthProtocol,
+    "SHA512": _auth.usmHMAC384SHA512AuthProtocol,
+}
+PRIV_PROTOCOLS = {
+    "DES": _auth.usmDESPrivProtocol,
+    "AES128": _auth.usmAesCfb128Protocol,
+    "AES192": _auth.usmAesCfb192Protocol,
+    "AES256": _auth.usmAesCfb256Protocol,
+}
+
+# Readable explanations for the error indications pysnmp reports (never include credentials).
+_INDICATIONS = {
+    "RequestTimedOut": "no SNMP response before the timeout (wrong community, host down or filtered)",
+    "UnknownUserName": "SNMPv3 user unknown to the agent",
+    "WrongDigest": "SNMPv3 authentication failed (wrong auth key or protocol)",
+    "DecryptionError": "SNMPv3 decryption failed (wrong privacy key or protocol)",
+    "UnsupportedSecLevel": "SNMPv3 security level not supported by the agent",
+    "UnknownEngineID": "SNMPv3 engine discovery failed",
+    "NotInTimeWindow": "SNMPv3 message outside the agent's time window",
+}
+
+
+class SnmpError(Exception):
+    """The agent could not be read; the message is safe to show (no secrets)."""
+
+
+class SnmpTimeout(SnmpError):
+    """The agent did not answer in time."""
+
+
+@dataclass(frozen=True)
+class SnmpValue:
+    """A decoded SNMP value: kind is int, counter32, counter64, gauge, timeticks, octets, oid, ip or missing."""
+
+    kind: str
+    value: Any = None
+
+    @property
+    def missing(self) -> bool:
+        return self.kind == "missing"
+
+    def as_text(self) -> str:
+        """Return the value as printable text (octets decoded leniently, never raising)."""
+        if isinstance(self.value, bytes):
+            return self.value.decode("utf-8", errors="replace")
+        return "" if self.value is None else str(self.value)
+
+
+MISSING = SnmpValue("missing")
+
+
+@dataclass(frozen=True)
+class SnmpTarget:
+    """Where and how to reach an agent. Secrets are kept out of repr()."""
+
+    host: str
+    port: int = 161
+    version: str = "2c"
+    community: str = field(default="public", repr=False)
+    v3_user: str = ""
+    v3_auth_protocol: str = ""
+    v3_auth_key: str = field(default="", repr=False)
+    v3_priv_protocol: str = ""
+    v3_priv_key: str = field(default="", repr=False)
+    timeout: float = 2.0
+    retries: int = 1
+    max_repetitions: int = 25
+
+
+def parse_oid(text: str) -> Oid:
+    """Turn '1.3.6.1...' (leading dot allowed) into a tuple of ints."""
+    return tuple(int(part) for part in text.strip().lstrip(".").split("."))
+
+
+def format_oid(oid: Iterable[int]) -> str:
+    return ".".join(str(part) for part in oid)
+
+
+def decode(value: Any) -> SnmpValue:
+    """Turn a pysnmp value into an SnmpValue; unknown or exceptional values become missing."""
+    if isinstance(value, (rfc1905.NoSuchObject, rfc1905.NoSuchInstance, rfc1905.EndOfMibView)):
+        return MISSING
+    if isinstance(value, rfc1902.Counter64):
+        return SnmpValue("counter64", int(value))
+    if isinstance(value, rfc1902.Counter32):
+        return SnmpValue("counter32", int(value))
+    if isinstance(value, rfc1902.TimeTicks):
+        return SnmpValue("timeticks", int(value))
+    if isinstance(value, (rfc1902.Gauge32, rfc1902.Unsigned32)):
+        return SnmpValue("gauge", int(value))
+    if isinstance(value, rfc1902.IpAddress):
+        return SnmpValue("ip", ".".join(str(b) for b in value.asNumbers()))
+    if isinstance(value, (rfc1902.Integer32, rfc1902.Integer)):
+        return SnmpValue("int", int(value))
+    if isinstance(value, rfc1902.ObjectIdentifier):
+        return SnmpValue("oid", format_oid(value.asTuple()))
+    if isinstance(value, (rfc1902.OctetString, rfc1902.Opaque, rfc1902.Bits)):
+        return SnmpValue("octets", bytes(value.asOctets()))
+    return MISSING
+
+
+class SnmpSession:
+    """A session to one agent on the calling event loop's shared SNMP engine."""
+
+    _engines: dict[int, SnmpEngine] = {}
+
+    def __init__(self, target: SnmpTarget):
+        self.target = target
+        self._auth = _auth_data(target)
+        self._transport: Any = None
+        self.requests = 0
+
+    @classmethod
+    def _engine(cls) -> SnmpEngine:
+        loop_id = id(asyncio.get_running_loop())
+        engine = cls._engines.get(loop_id)
+        if engine is None:
+            engine = cls._engines[loop_id] = SnmpEngine()
+        return engine
+
+    async def _transport_target(self) -> Any:
+        if self._transport is None:
+            cls = Udp6TransportTarget if ":" in self.target.host else UdpTransportTarget
+            try:
+                self._transport = await cls.create(
+                    (self.target.host, self.target.port),
+                    timeout=self.target.timeout,
+                    retries=self.target.retries,
+                )
+            except Exception as exc:  # pysnmp wraps resolver failures in its own error type
+                raise SnmpError(f"cannot resolve host {self.target.host!r}: {_first_line(exc)}") from None
+        return self._transport
+
+    async def _request(self, command: Any, *args: Any, oids: list[Oid]) -> list[tuple[Oid, Any]]:
+        transport = await self._transport_target()
+        self.requests += 1
+        objects = [ObjectType(ObjectIdentity(oid)) for oid in oids]
+        indication, status, index, varbinds = await command(
+            self._engine(), self._auth, transport, ContextData(), *args, *objects, lookupMib=False
+        )
+        if indication:
+            name = type(indication).__name__ if not isinstance(indication, str) else indication
+            text = _INDICATIONS.get(name) or _INDICATIONS.get(str(indication)) or str(indication)
+            if "timeout" in text.lower() or "RequestTimedOut" in name:
+                raise SnmpTimeout(text)
+            raise SnmpError(text)
+        if status:
+            position = int(index) - 1 if index else -1
+            where = format_oid(oids[position]) if 0 <= position < len(oids) else "request"
+            raise _StatusError(str(status.prettyPrint()), position, f"agent error {status.prettyPrint()} at {where}")
+        return [(tuple(name), value) for name, value in varbinds]
+
+    async def get(self, oids: list[str]) -> dict[str, SnmpValue]:
+        """GET scalars; absent objects come back as MISSING instead of failing the whole request."""
+        wanted = [parse_oid(oid) for oid in oids]
+        result = {oid: MISSING for oid in oids}
+        pending = list(zip(oids, wanted, strict=True))
+        while pending:
+            try:
+                answers = await self._request(get_cmd, oids=[oid for _, oid in pending])
+            except _StatusError as exc:
+                if exc.status == "noSuchName" and 0 <= exc.position < len(pending):
+                    pending.pop(exc.position)  # SNMPv1: drop the missing object and ask again
+                    continue
+                raise SnmpError(str(exc)) from None
+            for (text, _), (_, value) in zip(pending, answers, strict=False):
+                result[text] = decode(value)
+            break
+        return result
+
+    async def walk(self, columns: list[str], max_rows: int = 10000) -> dict[str, dict[Oid, SnmpValue]]:
+        """Walk table columns side by side with GETBULK (GETNEXT on v1); rows keyed by index suffix."""
+        roots = [parse_oid(column) for column in columns]
+        current = list(roots)
+        tables: list[dict[Oid, SnmpValue]] = [{} for _ in columns]
+        active = list(range(len(columns)))
+        while active:
+            asked = [current[i] for i in active]
+            try:
+                if self.target.version == "1":
+                    answers = await self._request(next_cmd, oids=asked)
+                else:
+                    answers = await self._request(bulk_cmd, 0, self.target.max_repetitions, oids=asked)
+            except _StatusError as exc:
+                if exc.status == "noSuchName":  # SNMPv1 end of MIB
+                    break
+                raise SnmpError(str(exc)) from None
+            finished: set[int] = set()
+            width = len(active)
+            for offset, (oid, value) in enumerate(answers):
+                column = active[offset % width]
+                if column in finished:
+                    continue
+                root = roots[column]
+                if isinstance(value, rfc1905.EndOfMibView) or oid[: len(root)] != root:
+                    finished.add(column)
+                    continue
+                if oid <= current[column]:
+                    raise SnmpError(f"agent returned OIDs out of order in {format_oid(root)} (looping table)")
+                current[column] = oid
+                tables[column][oid[len(root) :]] = decode(value)
+                if len(tables[column]) > max_rows:
+                    raise SnmpError(f"table {format_oid(root)} has more than {max_rows} rows; walk stopped")
+            if not answers:
+                break
+            active = [i for i in active if i not in finished]
+        return dict(zip(columns, tables, strict=True))
+
+
+class _StatusError(Exception):
+    def __init__(self, status: str, position: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.position = position
+
+
+def _auth_data(target: SnmpTarget) -> Any:
+    if target.version in ("1", "2c"):
+        return CommunityData(target.community, mpModel=0 if target.version == "1" else 1)
+    if target.version != "3":
+        raise SnmpError(f"unknown SNMP version {target.version!r}")
+    kwargs: dict[str, Any] = {}
+    if target.v3_auth_protocol:
+        kwargs["authKey"] = target.v3_auth_key
+        kwargs["authProtocol"] = AUTH_PROTOCOLS[target.v3_auth_protocol]
+    if target.v3_priv_protocol:
+        kwargs["privKey"] = target.v3_priv_key
+        kwargs["privProtocol"] = PRIV_PROTOCOLS[target.v3_priv_protocol]
+    return UsmUserData(target.v3_user, **kwargs)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__

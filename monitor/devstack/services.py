@@ -1,0 +1,143 @@
+"""Start Redis, InfluxDB 2.x and snmpsim agents on loopback, and set InfluxDB up (org, bucket, token)."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+from monitor.devstack.processes import Process, StartError, wait_http, wait_tcp
+
+PROJECT = Path(__file__).resolve().parents[2]
+VARIATION_DIR = Path(__file__).resolve().parent / "variation"
+
+
+def start_redis(data_dir: Path, port: int, log_dir: Path) -> Process:
+    binary = shutil.which("redis-server")
+    if binary is None:
+        raise StartError("redis-server is not installed: run `make deps` (apt-get install redis-server)")
+    data_dir.mkdir(parents=True, exist_ok=True)
+    argv = [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(data_dir), "--save", "60 1",
+            "--appendonly", "no", "--protected-mode", "yes", "--daemonize", "no"]
+    process = Process("redis", argv, log_dir / "redis.log")
+    wait_tcp(process, port)
+    return process
+
+
+def influxd_binary() -> str:
+    """The influxd to run: $INFLUXD, else the one scripts/ensure-influxd.sh finds or builds."""
+    if os.environ.get("INFLUXD"):
+        return os.environ["INFLUXD"]
+    result = subprocess.run(["bash", str(PROJECT / "scripts" / "ensure-influxd.sh")], capture_output=True,
+                            text=True)
+    if result.returncode != 0:
+        raise StartError(f"could not find or build influxd:\n{result.stderr[-2000:]}")
+    return result.stdout.strip().splitlines()[-1]
+
+
+def start_influxd(data_dir: Path, port: int, log_dir: Path) -> Process:
+    data_dir.mkdir(parents=True, exist_ok=True)
+    argv = [influxd_binary(), "--bolt-path", str(data_dir / "influxd.bolt"),
+            "--engine-path", str(data_dir / "engine"), "--http-bind-address", f"127.0.0.1:{port}",
+            "--reporting-disabled", "--log-level", "warn"]
+    process = Process("influxd", argv, log_dir / "influxd.log", env={"INFLUXD_CONFIG_PATH": str(data_dir)})
+    wait_http(process, f"http://127.0.0.1:{port}/health", timeout=90)
+    return process
+
+
+@dataclass(frozen=True)
+class InfluxSetup:
+    url: str
+    org: str
+    bucket: str
+    token: str
+
+
+def setup_influxdb(url: str, org: str, bucket: str, token_file: Path) -> InfluxSetup:
+    """Run InfluxDB's first-time setup once; the token is kept in token_file (mode 600)."""
+    with urllib.request.urlopen(f"{url}/api/v2/setup", timeout=10) as response:
+        allowed = json.load(response).get("allowed", False)
+    if allowed:
+        token = secrets.token_urlsafe(32)
+        body = json.dumps({"username": "monitor", "password": secrets.token_urlsafe(16), "org": org,
+                           "bucket": bucket, "token": token, "retentionPeriodSeconds": 0}).encode()
+        request = urllib.request.Request(f"{url}/api/v2/setup", data=body, method="POST",
+                                         headers={"Content-Type": "application/json"})
+        urllib.request.urlopen(request, timeout=30).close()
+        token_file.parent.mkdir(parents=True, exist_ok=True)
+        token_file.write_text(token)
+        token_file.chmod(0o600)
+    elif not token_file.exists():
+        raise StartError(f"InfluxDB at {url} is already set up but {token_file} (its token) is missing")
+    return InfluxSetup(url, org, bucket, token_file.read_text().strip())
+
+
+def snmpsim_binary() -> str:
+    candidate = Path(sys.executable).parent / "snmpsim-command-responder"
+    if candidate.exists():
+        return str(candidate)
+    found = shutil.which("snmpsim-command-responder")
+    if not found:
+        raise StartError("snmpsim is not installed: run `make install`")
+    return found
+
+
+def start_snmpsim(data_dir: Path, port: int, log_dir: Path, control_file: Path | None = None,
+                  name: str = "snmpsim") -> Process:
+    """One snmpsim agent serving every recording in data_dir (community = file name) on 127.0.0.1:port.
+
+    SNMPSIM_ALLOW_ROOT lets it run as root without dropping privileges: once it drops them it cannot
+    import from a Python installed under /root, and a loopback port above 1024 needs no root anyway.
+    """
+    cache = data_dir.parent / f"{data_dir.name}-cache"
+    argv = [snmpsim_binary(), f"--data-dir={data_dir}", f"--agent-udpv4-endpoint=127.0.0.1:{port}",
+            f"--variation-modules-dir={VARIATION_DIR}", f"--cache-dir={cache}", "--log-level=error"]
+    env = {"SNMPSIM_ALLOW_ROOT": "true"}
+    if control_file is not None:
+        env["SIMDEV_CONTROL"] = str(control_file)
+    process = Process(name, argv, log_dir / f"{name}.log", env=env)
+    _wait_snmp(process, port)
+    return process
+
+
+def _wait_snmp(process: Process, port: int, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not process.alive:
+            raise process.fail("exited during start-up")
+        if _udp_bound(port):
+            return
+        time.sleep(0.2)
+    raise process.fail(f"did not start listening on UDP {port}")
+
+
+def _udp_bound(port: int) -> bool:
+    """True once something has bound the UDP port (binding it ourselves then fails)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return True
+    return False
+
+
+def influx_env(setup: InfluxSetup) -> dict[str, str]:
+    return {"INFLUXDB_URL": setup.url, "INFLUXDB_ORG": setup.org, "INFLUXDB_BUCKET": setup.bucket,
+            "INFLUXDB_TOKEN": setup.token}
+
+
+def http_ok(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return response.status == 200
+    except (urllib.error.URLError, OSError):
+        return False

@@ -1,0 +1,106 @@
+# snmpsim variation module "simdev": counters that move at known rates, an uptime that can reboot.
+#
+# snmpsim exec()s this file and injects `recordContext` per OID. Record values look like
+#   r=125000,a=0.3,p=3600,o=1000,b=64,k=port1-in   (a counter: bytes/s, sine amplitude and period,
+#                                                   initial value, width in bits, control key)
+#   u=1                                            (sysUpTime in TimeTicks since the agent's epoch)
+#   g=42,k=temp1                                   (a gauge, overridable by key)
+# A JSON control file named by $SIMDEV_CONTROL (re-read when it changes) can hold
+#   {"epoch": <unix time of the last "boot">, "rates": {key: [[since, bytes_per_s], ...]},
+#    "gauges": {key: value}}
+# so tests can reboot an agent (new epoch: uptime and counters restart) and drive rates and gauges.
+import json
+import math
+import os
+import time
+
+BOOTED = time.time()
+_control = {"mtime": None, "data": {}}
+
+
+def init(**context):
+    pass
+
+
+def shutdown(**context):
+    pass
+
+
+def _load_control():
+    path = os.environ.get("SIMDEV_CONTROL")
+    if not path:
+        return {}
+    try:
+        mtime = os.stat(path).st_mtime_ns
+    except OSError:
+        return _control["data"]
+    if mtime != _control["mtime"]:
+        try:
+            with open(path) as handle:
+                _control["data"] = json.load(handle)
+            _control["mtime"] = mtime
+        except (OSError, ValueError):
+            pass
+    return _control["data"]
+
+
+def _params(value):
+    params = recordContext.get("params")  # noqa: F821 (injected by snmpsim)
+    if params is None:
+        text = value.decode() if isinstance(value, bytes) else str(value)
+        params = dict(part.split("=", 1) for part in text.split(",") if "=" in part)
+        recordContext["params"] = params  # noqa: F821
+    return params
+
+
+def _base_integral(rate, amplitude, period, t0, t1):
+    """Bytes moved between t0 and t1 at rate*(1 + amplitude*sin(2*pi*t/period))."""
+    total = rate * (t1 - t0)
+    if amplitude and period:
+        w = 2 * math.pi / period
+        total += rate * amplitude / w * (math.cos(w * t0) - math.cos(w * t1))
+    return total
+
+
+def counter_value(params, control, now):
+    epoch = float(control.get("epoch") or BOOTED)
+    start = min(epoch, now)
+    rate = float(params.get("r", 0))
+    amplitude = float(params.get("a", 0))
+    period = float(params.get("p", 0))
+    segments = sorted(control.get("rates", {}).get(params.get("k", ""), []))
+    total = 0.0
+    cursor = start
+    current = None  # None: the record's own (possibly sinusoidal) rate
+    for since, seg_rate in segments:
+        since = max(float(since), start)
+        if since >= now:
+            break
+        if since > cursor:
+            total += _segment(current, rate, amplitude, period, cursor, since)
+            cursor = since
+        current = seg_rate
+    total += _segment(current, rate, amplitude, period, cursor, now)
+    bits = int(params.get("b", 64))
+    return int(float(params.get("o", 0)) + total) % (2**bits)
+
+
+def _segment(override, rate, amplitude, period, t0, t1):
+    if override is None:
+        return _base_integral(rate, amplitude, period, t0, t1)
+    return float(override) * (t1 - t0)
+
+
+def variate(oid, tag, value, **context):
+    if not context["nextFlag"] and not context["exactMatch"]:
+        return context["origOid"], tag, context["errorStatus"]
+    params = _params(value)
+    control = _load_control()
+    now = time.time()
+    if "u" in params:
+        epoch = float(control.get("epoch") or BOOTED)
+        return oid, tag, int(max(0.0, now - epoch) * 100) % (2**32)
+    if "g" in params:
+        gauge = control.get("gauges", {}).get(params.get("k", ""), params["g"])
+        return oid, tag, int(float(gauge))
+    return oid, tag, counter_value(params, control, now)

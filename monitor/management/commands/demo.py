@@ -1,0 +1,119 @@
+"""`manage.py demo`: run the whole product locally (Redis, InfluxDB, simulated fleet, worker, beat, web)."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import sys
+import time
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError
+
+from monitor.devstack import fleet, services
+from monitor.devstack.processes import Process, StartError, wait_http
+
+
+class Command(BaseCommand):
+    help = "Start Redis, InfluxDB, snmpsim agents, a Celery worker and beat, and the web server; Ctrl-C stops all."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--web-port", type=int, default=int(os.environ.get("DEMO_WEB_PORT", 8000)))
+        parser.add_argument("--redis-port", type=int, default=int(os.environ.get("DEMO_REDIS_PORT", 6379)))
+        parser.add_argument("--influxdb-port", type=int, default=int(os.environ.get("DEMO_INFLUXDB_PORT", 8086)))
+        parser.add_argument("--snmp-port", type=int, default=int(os.environ.get("DEMO_SNMP_PORT", 1161)))
+        parser.add_argument("--poll-interval", type=int, default=15, help="seconds between polls of demo devices")
+
+    def handle(self, *args, **opts):
+        var = Path(settings.VAR_DIR)
+        logs = var / "log"
+        self.children: list[Process] = []
+        signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+        try:
+            env = self._start_backends(var, logs, opts)
+            os.environ.update(env)
+            call_command("migrate", interactive=False, verbosity=0)
+            call_command("collectstatic", interactive=False, verbosity=0)
+            password = self._admin_password(var)
+            self._ensure_demo_devices(opts)
+            self._start_app(env, logs, opts)
+            self._banner(opts["web_port"], password, logs)
+            self._watch()
+        except StartError as exc:
+            raise CommandError(str(exc)) from None
+        except KeyboardInterrupt:
+            self.stdout.write("\nstopping...")
+        finally:
+            for child in reversed(self.children):
+                child.stop()
+            self.stdout.write("all demo processes stopped; data kept in " + str(var))
+
+    def _start_backends(self, var: Path, logs: Path, opts) -> dict[str, str]:
+        self.stdout.write("starting Redis, InfluxDB and the simulated fleet...")
+        self.children.append(services.start_redis(var / "redis", opts["redis_port"], logs))
+        self.children.append(services.start_influxd(var / "influxdb", opts["influxdb_port"], logs))
+        setup = services.setup_influxdb(f"http://127.0.0.1:{opts['influxdb_port']}", settings.INFLUXDB_ORG,
+                                        settings.INFLUXDB_BUCKET, var / "influxdb" / "token")
+        data_dir = var / "fleet" / "data"
+        for device in fleet.demo_fleet():
+            device.write(data_dir)
+        self.children.append(services.start_snmpsim(data_dir, opts["snmp_port"], logs,
+                                                    control_file=var / "fleet" / "control.json"))
+        redis_url = f"redis://127.0.0.1:{opts['redis_port']}/0"
+        return {**services.influx_env(setup), "REDIS_URL": redis_url, "CELERY_BROKER_URL": redis_url,
+                "MONITOR_VAR_DIR": str(var)}
+
+    def _admin_password(self, var: Path) -> str:
+        from django.contrib.auth import get_user_model
+
+        path = var / "admin-password"
+        if not path.exists():
+            path.write_text(secrets.token_urlsafe(12))
+            path.chmod(0o600)
+        password = path.read_text().strip()
+        users = get_user_model()
+        if not users.objects.filter(username="admin").exists():
+            users.objects.create_superuser("admin", "admin@localhost", password)
+        return password
+
+    def _ensure_demo_devices(self, opts) -> None:
+        from monitor.models import Device
+
+        for sim in fleet.demo_fleet():
+            Device.objects.get_or_create(
+                name=sim.sys_name,
+                defaults={"host": "127.0.0.1", "port": opts["snmp_port"], "snmp_version": "2c",
+                          "community": sim.community, "poll_interval_s": opts["poll_interval"],
+                          "timeout_s": 1.0, "retries": 1},
+            )
+
+    def _start_app(self, env: dict[str, str], logs: Path, opts) -> None:
+        python = sys.executable
+        base = Path(settings.BASE_DIR)
+        self.children.append(Process("worker", [python, "-m", "celery", "-A", "monitor", "worker", "-l", "info",
+                                                "--concurrency", "4", "-n", "demo@%h"],
+                                     logs / "worker.log", env=env, cwd=base))
+        self.children.append(Process("beat", [python, "-m", "celery", "-A", "monitor", "beat", "-l", "info"],
+                                     logs / "beat.log", env=env, cwd=base))
+        web = Process("web", [python, "-m", "gunicorn", "monitor.wsgi", "-b", f"127.0.0.1:{opts['web_port']}",
+                              "-w", "2", "--access-logfile", "-"], logs / "web.log", env=env, cwd=base)
+        self.children.append(web)
+        wait_http(web, f"http://127.0.0.1:{opts['web_port']}/healthz")
+
+    def _banner(self, port: int, password: str, logs: Path) -> None:
+        self.stdout.write(self.style.SUCCESS(
+            f"\nThe monitor is running at http://127.0.0.1:{port}/\n"
+            f"  log in as admin / {password}\n"
+            f"  logs in {logs}; press Ctrl-C to stop everything\n"
+        ))
+
+    def _watch(self) -> None:
+        while True:
+            for child in self.children:
+                if not child.alive:
+                    raise CommandError(f"{child.name} stopped unexpectedly; log {child.log_path}:\n"
+                                       f"{child.log_tail()}")
+            time.sleep(1)

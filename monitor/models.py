@@ -1,0 +1,143 @@
+"""Devices, their ports and graphs, as the admin edits them and the poller records them."""
+
+from __future__ import annotations
+
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+
+from collectors.snmp import SnmpTarget
+from monitor.secrets import EncryptedTextField
+
+
+class Device(models.Model):
+    """A switch or storage array polled over SNMP."""
+
+    class Version(models.TextChoices):
+        V1 = "1", "SNMP v1"
+        V2C = "2c", "SNMP v2c"
+        V3 = "3", "SNMP v3"
+
+    class SecurityLevel(models.TextChoices):
+        NO_AUTH = "noAuthNoPriv", "noAuthNoPriv"
+        AUTH = "authNoPriv", "authNoPriv"
+        AUTH_PRIV = "authPriv", "authPriv"
+
+    class AuthProtocol(models.TextChoices):
+        MD5 = "MD5", "MD5"
+        SHA = "SHA", "SHA-1"
+        SHA224 = "SHA224", "SHA-224"
+        SHA256 = "SHA256", "SHA-256"
+        SHA384 = "SHA384", "SHA-384"
+        SHA512 = "SHA512", "SHA-512"
+
+    class PrivProtocol(models.TextChoices):
+        DES = "DES", "DES"
+        AES128 = "AES128", "AES-128"
+        AES192 = "AES192", "AES-192"
+        AES256 = "AES256", "AES-256"
+
+    name = models.CharField(max_length=100, unique=True)
+    host = models.CharField(max_length=255, help_text="IPv4 or IPv6 address, or DNS name.")
+    port = models.PositiveIntegerField(default=161, validators=[MinValueValidator(1), MaxValueValidator(65535)])
+    snmp_version = models.CharField(max_length=2, choices=Version.choices, default=Version.V2C)
+    community = EncryptedTextField(blank=True, default="")
+    v3_user = models.CharField("SNMPv3 user", max_length=64, blank=True, default="")
+    v3_security_level = models.CharField(
+        "SNMPv3 security level", max_length=12, choices=SecurityLevel.choices, default=SecurityLevel.AUTH_PRIV
+    )
+    v3_auth_protocol = models.CharField(
+        "auth protocol", max_length=8, choices=AuthProtocol.choices, blank=True, default=AuthProtocol.SHA256
+    )
+    v3_auth_key = EncryptedTextField("auth key", blank=True, default="")
+    v3_priv_protocol = models.CharField(
+        "privacy protocol", max_length=8, choices=PrivProtocol.choices, blank=True, default=PrivProtocol.AES128
+    )
+    v3_priv_key = EncryptedTextField("privacy key", blank=True, default="")
+    timeout_s = models.FloatField("timeout (s)", default=2.0, validators=[MinValueValidator(0.1), MaxValueValidator(60)])
+    retries = models.PositiveSmallIntegerField(default=1, validators=[MaxValueValidator(10)])
+    max_repetitions = models.PositiveSmallIntegerField(
+        default=25, validators=[MinValueValidator(1), MaxValueValidator(100)],
+        help_text="GETBULK max-repetitions; lower it for agents that answer large requests badly.",
+    )
+    poll_interval_s = models.PositiveIntegerField(
+        "poll interval (s)", default=60, validators=[MinValueValidator(5), MaxValueValidator(3600)]
+    )
+    enabled = models.BooleanField(default=True)
+
+    # What the poller last saw (written by the poller, read-only in the admin).
+    last_poll_at = models.DateTimeField(null=True, blank=True)
+    last_success_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.TextField(blank=True, default="")
+    last_error_at = models.DateTimeField(null=True, blank=True)
+    consecutive_failures = models.PositiveIntegerField(default=0)
+    last_poll_duration_s = models.FloatField(null=True, blank=True)
+    uptime_s = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def is_up(self) -> bool:
+        return self.last_success_at is not None and self.consecutive_failures == 0
+
+    def snmp_target(self) -> SnmpTarget:
+        """The connection parameters for collectors (secrets decrypted in memory only)."""
+        level = self.v3_security_level
+        return SnmpTarget(
+            host=self.host,
+            port=self.port,
+            version=self.snmp_version,
+            community=self.community,
+            v3_user=self.v3_user,
+            v3_auth_protocol=self.v3_auth_protocol if level != self.SecurityLevel.NO_AUTH else "",
+            v3_auth_key=self.v3_auth_key,
+            v3_priv_protocol=self.v3_priv_protocol if level == self.SecurityLevel.AUTH_PRIV else "",
+            v3_priv_key=self.v3_priv_key,
+            timeout=self.timeout_s,
+            retries=self.retries,
+            max_repetitions=self.max_repetitions,
+        )
+
+
+class Interface(models.Model):
+    """A port, identified by its name (ifName or ifDescr) so history survives ifIndex renumbering."""
+
+    device = models.ForeignKey(Device, on_delete=models.CASCADE, related_name="interfaces")
+    name = models.CharField(max_length=255)
+    if_index = models.PositiveIntegerField()
+    alias = models.CharField(max_length=255, blank=True, default="")
+    speed_bps = models.BigIntegerField(default=0)
+    oper_up = models.BooleanField(null=True)
+    hc_counters = models.BooleanField(default=False)
+    graphed = models.BooleanField(default=True)
+    first_seen = models.DateTimeField(auto_now_add=True)
+    last_seen = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["device", "if_index"]
+        constraints = [models.UniqueConstraint(fields=["device", "name"], name="unique_port_name_per_device")]
+
+    def __str__(self) -> str:
+        return f"{self.device.name} {self.name}"
+
+
+class Graph(models.Model):
+    """A graph offered for a device: a template applied to one instance (a port) or to the device."""
+
+    device = models.ForeignKey(Device, on_delete=models.CASCADE, related_name="graphs")
+    template = models.CharField(max_length=50)
+    instance = models.CharField(max_length=255, blank=True, default="")
+    title = models.CharField(max_length=300)
+    position = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["device", "position", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["device", "template", "instance"], name="unique_graph_per_instance")
+        ]
+
+    def __str__(self) -> str:
+        return self.title

@@ -1,0 +1,102 @@
+"""Poll one device for a scheduled tick and record the outcome on its row; never raises into the run."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from collectors.poll import PollResult, poll_device
+from collectors.samples import Sample
+from collectors.snmp import SnmpError
+from monitor import aio, services
+from monitor.inventory import sync_ports
+from monitor.models import Device
+
+log = logging.getLogger(__name__)
+
+TICK_KEY = "monitor:tick:{device}:{tick}"
+RUNNING_KEY = "monitor:running:{device}"
+
+
+def run_poll(device_id: int, tick: int | None = None) -> str:
+    """Poll a device once for `tick` (epoch seconds); returns what happened, for logs and tests."""
+    device = Device.objects.filter(pk=device_id, enabled=True).first()
+    if device is None:
+        return "skipped: device missing or disabled"
+    redis = services.redis_client()
+    interval = device.poll_interval_s
+    if tick is not None and not redis.set(TICK_KEY.format(device=device_id, tick=tick), 1, nx=True, ex=interval * 3):
+        return "skipped: tick already polled"
+    budget = int(device.timeout_s * (device.retries + 1) * 8) + 30
+    lock = RUNNING_KEY.format(device=device_id)
+    if not redis.set(lock, tick or int(time.time()), nx=True, ex=max(interval, budget)):
+        _record_failure(device, "poll skipped: the previous poll is still running", skipped=True)
+        return "skipped: previous poll still running"
+    try:
+        return _poll_and_record(device)
+    finally:
+        redis.delete(lock)
+
+
+def _poll_and_record(device: Device) -> str:
+    key = str(device.pk)
+    store = services.counter_store()
+    try:
+        result = aio.run(
+            poll_device(
+                device.snmp_target(), key, store.load(key), tolerance=settings.MONITOR_LINE_RATE_TOLERANCE
+            )
+        )
+    except SnmpError as exc:
+        _record_failure(device, str(exc))
+        return f"failed: {exc}"
+    except Exception as exc:  # a bug or a device reply we did not foresee: record it, keep the run going
+        log.exception("poll of device %s failed unexpectedly", device.pk)
+        _record_failure(device, f"internal error while polling ({type(exc).__name__}); see the worker log")
+        return f"failed: {type(exc).__name__}"
+    store.save(key, result.state)
+    written = services.influx_writer().write([*result.samples, _poller_sample(key, result)])
+    sync_ports(device, result.ports)
+    _record_success(device, result, written)
+    return "ok" if written else "ok: samples spooled, InfluxDB unavailable"
+
+
+def _poller_sample(key: str, result: PollResult) -> Sample:
+    fields = {"duration_s": float(result.duration_s), "requests": result.requests, "ok": 1}
+    return Sample("poller", {"device": key}, fields, time.time())
+
+
+def _record_success(device: Device, result: PollResult, written: bool) -> None:
+    now = timezone.now()
+    error = "" if written else "InfluxDB unavailable: samples are buffered on disk and will be written later"
+    Device.objects.filter(pk=device.pk).update(
+        last_poll_at=now,
+        last_success_at=now,
+        last_error=error,
+        last_error_at=now if error else None,
+        consecutive_failures=0,
+        last_poll_duration_s=result.duration_s,
+        uptime_s=result.uptime_s,
+    )
+
+
+def _record_failure(device: Device, message: str, skipped: bool = False) -> None:
+    now = timezone.now()
+    with transaction.atomic():
+        Device.objects.filter(pk=device.pk).update(
+            last_poll_at=now,
+            last_error=message[:2000],
+            last_error_at=now,
+            consecutive_failures=F("consecutive_failures") + (0 if skipped else 1),
+        )
+    try:
+        services.influx_writer().write(
+            [Sample("poller", {"device": str(device.pk)}, {"ok": 0, "skipped": int(skipped)}, time.time())]
+        )
+    except Exception:  # recording the failure must not fail the run
+        log.warning("could not write poller failure sample for device %s", device.pk)

@@ -1,0 +1,32 @@
+"""Shared clients built from settings: Redis, the InfluxDB writer, the counter store (one per process)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import redis
+from django.conf import settings
+
+from collectors.influx import InfluxWriter
+from collectors.state import CounterStore
+
+
+@lru_cache(maxsize=1)
+def redis_client() -> redis.Redis:
+    return redis.Redis.from_url(settings.REDIS_URL, socket_timeout=5, socket_connect_timeout=5)
+
+
+@lru_cache(maxsize=1)
+def influx_writer() -> InfluxWriter:
+    return InfluxWriter(
+        settings.INFLUXDB_URL,
+        settings.INFLUXDB_TOKEN,
+        settings.INFLUXDB_ORG,
+        settings.INFLUXDB_BUCKET,
+        settings.VAR_DIR / "spool",
+        timeout_ms=settings.INFLUXDB_TIMEOUT_MS,
+    )
+
+
+def counter_store() -> CounterStore:
+    return CounterStore(redis_client())
