@@ -24,8 +24,17 @@ class InfluxWriteError(Exception):
 class InfluxWriter:
     """Synchronous batched writer with a spool directory for outages."""
 
-    def __init__(self, url: str, token: str, org: str, bucket: str, spool_dir: Path, *,
-                 timeout_ms: int = 10000, spool_max_bytes: int = 512 * 1024 * 1024):
+    def __init__(
+        self,
+        url: str,
+        token: str,
+        org: str,
+        bucket: str,
+        spool_dir: Path,
+        *,
+        timeout_ms: int = 10000,
+        spool_max_bytes: int = 512 * 1024 * 1024,
+    ):
         self.org = org
         self.bucket = bucket
         self.spool_dir = Path(spool_dir)
@@ -52,8 +61,9 @@ class InfluxWriter:
 
     def _post(self, lines: list[str]) -> None:
         try:
-            self._api.write(bucket=self.bucket, org=self.org, record="\n".join(lines),
-                            write_precision=WritePrecision.MS)
+            self._api.write(
+                bucket=self.bucket, org=self.org, record="\n".join(lines), write_precision=WritePrecision.MS
+            )
         except Exception as exc:  # urllib3 and ApiException both land here
             status = getattr(exc, "status", None)
             reason = getattr(exc, "reason", None) or type(exc).__name__
@@ -71,8 +81,9 @@ class InfluxWriter:
         self.spool_dir.mkdir(parents=True, exist_ok=True)
         data = ("\n".join(lines) + "\n").encode()
         if self.spooled_bytes() + len(data) > self.spool_max_bytes:
-            log.error("spool %s is full (%d bytes); dropping %d new lines", self.spool_dir,
-                      self.spool_max_bytes, len(lines))
+            log.error(
+                "spool %s is full (%d bytes); dropping %d new lines", self.spool_dir, self.spool_max_bytes, len(lines)
+            )
             return
         name = f"{time.time_ns():020d}-{os.getpid()}.lp"
         tmp = self.spool_dir / (name + ".tmp")

@@ -7,8 +7,8 @@ from collections.abc import Iterable
 
 from collectors.samples import Sample
 
-_MEASUREMENT = str.maketrans({",": r"\,", " ": r"\ ", "\n": " ", "\r": " "})
-_TAG = str.maketrans({",": r"\,", " ": r"\ ", "=": r"\=", "\n": " ", "\r": " ", "\\": "\\\\"})
+_MEASUREMENT = str.maketrans({",": r"\,", " ": r"\ ", "\n": r"\ ", "\r": r"\ "})
+_TAG = str.maketrans({",": r"\,", " ": r"\ ", "=": r"\=", "\n": r"\ ", "\r": r"\ ", "\\": "\\\\"})
 
 
 def format_sample(sample: Sample) -> str | None:
@@ -24,11 +24,9 @@ def format_sample(sample: Sample) -> str | None:
     if not fields:
         return None
     tags = "".join(
-        f",{key.translate(_TAG)}={value.translate(_TAG)}"
-        for key, value in sorted(sample.tags.items())
-        if value != ""
+        f",{key.translate(_TAG)}={value.translate(_TAG)}" for key, value in sorted(sample.tags.items()) if value != ""
     )
-    return f"{sample.measurement.translate(_MEASUREMENT)}{tags} {','.join(fields)} {int(round(sample.time * 1000))}"
+    return f"{sample.measurement.translate(_MEASUREMENT)}{tags} {','.join(fields)} {round(sample.time * 1000)}"
 
 
 def format_samples(samples: Iterable[Sample]) -> list[str]:

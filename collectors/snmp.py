@@ -258,7 +258,7 @@ def _auth_data(target: SnmpTarget) -> Any:
     if target.v3_priv_protocol:
         kwargs["privKey"] = target.v3_priv_key
         kwargs["privProtocol"] = PRIV_PROTOCOLS[target.v3_priv_protocol]
-    return UsmUserData(target.v3_user, **kwargs)
+    return UsmUserData(target.v3_user, **kwargs)  # noqa: S509 (the security level is the user's choice)
 
 
 def _first_line(exc: BaseException) -> str:

@@ -10,8 +10,13 @@ from monitor.forms import DeviceForm
 from monitor.models import Device, Graph, Interface
 
 STATUS_FIELDS = (
-    "last_poll_at", "last_success_at", "last_error", "last_error_at", "consecutive_failures",
-    "last_poll_duration_s", "uptime_s",
+    "last_poll_at",
+    "last_success_at",
+    "last_error",
+    "last_error_at",
+    "consecutive_failures",
+    "last_poll_duration_s",
+    "uptime_s",
 )
 
 
@@ -37,8 +42,20 @@ class DeviceAdmin(admin.ModelAdmin):
     fieldsets = (
         (None, {"fields": ("name", "host", "port", "enabled", "poll_interval_s")}),
         ("SNMP", {"fields": ("snmp_version", "community", "timeout_s", "retries", "max_repetitions")}),
-        ("SNMPv3", {"fields": ("v3_user", "v3_security_level", "v3_auth_protocol", "v3_auth_key",
-                               "v3_priv_protocol", "v3_priv_key"), "classes": ("collapse",)}),
+        (
+            "SNMPv3",
+            {
+                "fields": (
+                    "v3_user",
+                    "v3_security_level",
+                    "v3_auth_protocol",
+                    "v3_auth_key",
+                    "v3_priv_protocol",
+                    "v3_priv_key",
+                ),
+                "classes": ("collapse",),
+            },
+        ),
         ("Last poll", {"fields": STATUS_FIELDS}),
     )
 

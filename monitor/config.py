@@ -18,7 +18,24 @@ def env(name: str, default: str = "") -> str:
             return Path(file_name).read_text(encoding="utf-8").strip()
         except OSError as exc:
             raise ConfigError(f"{name}_FILE={file_name!r} cannot be read: {exc.strerror}") from None
-    return os.environ.get(name, default)
+    value = os.environ.get(name, "")
+    return value if value != "" else default
+
+
+def env_float(name: str, default: float, minimum: float | None = None) -> float:
+    """Return a finite float setting, checked against a lower bound."""
+    raw = env(name, "")
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"{name}={raw!r} is not a number") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ConfigError(f"{name}={raw!r} is not a finite number")
+    if minimum is not None and value < minimum:
+        raise ConfigError(f"{name}={value} is below the minimum of {minimum}")
+    return value
 
 
 def env_bool(name: str, default: bool = False) -> bool:

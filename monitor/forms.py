@@ -26,9 +26,22 @@ class DeviceForm(forms.ModelForm):
     class Meta:
         model = Device
         fields = [
-            "name", "host", "port", "snmp_version", "community", "v3_user", "v3_security_level",
-            "v3_auth_protocol", "v3_auth_key", "v3_priv_protocol", "v3_priv_key", "timeout_s", "retries",
-            "max_repetitions", "poll_interval_s", "enabled",
+            "name",
+            "host",
+            "port",
+            "snmp_version",
+            "community",
+            "v3_user",
+            "v3_security_level",
+            "v3_auth_protocol",
+            "v3_auth_key",
+            "v3_priv_protocol",
+            "v3_priv_key",
+            "timeout_s",
+            "retries",
+            "max_repetitions",
+            "poll_interval_s",
+            "enabled",
         ]
 
     def __init__(self, *args, **kwargs):

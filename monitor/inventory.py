@@ -38,8 +38,13 @@ def ensure_traffic_graphs(device: Device) -> None:
     """One "Traffic" graph per graphed port, ordered by ifIndex."""
     have = set(Graph.objects.filter(device=device, template="traffic").values_list("instance", flat=True))
     graphs = [
-        Graph(device=device, template="traffic", instance=row.name, title=f"Traffic {row.name}",
-              position=1000 + row.if_index)
+        Graph(
+            device=device,
+            template="traffic",
+            instance=row.name,
+            title=f"Traffic {row.name}",
+            position=1000 + row.if_index,
+        )
         for row in Interface.objects.filter(device=device, graphed=True)
         if row.name not in have
     ]

@@ -53,10 +53,13 @@ class Device(models.Model):
         "privacy protocol", max_length=8, choices=PrivProtocol.choices, blank=True, default=PrivProtocol.AES128
     )
     v3_priv_key = EncryptedTextField("privacy key", blank=True, default="")
-    timeout_s = models.FloatField("timeout (s)", default=2.0, validators=[MinValueValidator(0.1), MaxValueValidator(60)])
+    timeout_s = models.FloatField(
+        "timeout (s)", default=2.0, validators=[MinValueValidator(0.1), MaxValueValidator(60)]
+    )
     retries = models.PositiveSmallIntegerField(default=1, validators=[MaxValueValidator(10)])
     max_repetitions = models.PositiveSmallIntegerField(
-        default=25, validators=[MinValueValidator(1), MaxValueValidator(100)],
+        default=25,
+        validators=[MinValueValidator(1), MaxValueValidator(100)],
         help_text="GETBULK max-repetitions; lower it for agents that answer large requests badly.",
     )
     poll_interval_s = models.PositiveIntegerField(

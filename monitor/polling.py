@@ -48,9 +48,7 @@ def _poll_and_record(device: Device) -> str:
     store = services.counter_store()
     try:
         result = aio.run(
-            poll_device(
-                device.snmp_target(), key, store.load(key), tolerance=settings.MONITOR_LINE_RATE_TOLERANCE
-            )
+            poll_device(device.snmp_target(), key, store.load(key), tolerance=settings.MONITOR_LINE_RATE_TOLERANCE)
         )
     except SnmpError as exc:
         _record_failure(device, str(exc))

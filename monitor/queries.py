@@ -26,9 +26,11 @@ _STATS = {
 
 
 @lru_cache(maxsize=1)
-def _client() -> InfluxDBClient:
+def client() -> InfluxDBClient:
     return InfluxDBClient(
-        url=settings.INFLUXDB_URL, token=settings.INFLUXDB_TOKEN, org=settings.INFLUXDB_ORG,
+        url=settings.INFLUXDB_URL,
+        token=settings.INFLUXDB_TOKEN,
+        org=settings.INFLUXDB_ORG,
         timeout=settings.INFLUXDB_TIMEOUT_MS,
     )
 
@@ -60,8 +62,15 @@ def build_flux(template: GraphTemplate, aggregate: bool) -> str:
     return "".join(parts)
 
 
-def graph_series(template: GraphTemplate, device_key: str, instance: str, start: datetime, end: datetime,
-                 points: int, raw_interval_s: int) -> dict:
+def graph_series(
+    template: GraphTemplate,
+    device_key: str,
+    instance: str,
+    start: datetime,
+    end: datetime,
+    points: int,
+    raw_interval_s: int,
+) -> dict:
     """Points (min/mean/max per interval, never more than `points`) and statistics for each series."""
     span = (end - start).total_seconds()
     every_s = max(raw_interval_s, math.ceil(span / max(points, 1)))
@@ -77,7 +86,7 @@ def graph_series(template: GraphTemplate, device_key: str, instance: str, start:
     }
     if aggregate:
         params["every"] = timedelta(seconds=every_s)
-    tables = _client().query_api().query(flux.bind(build_flux(template, aggregate), params))
+    tables = client().query_api().query(flux.bind(build_flux(template, aggregate), params))
 
     rows: dict[str, dict[int, list[float | None]]] = defaultdict(dict)
     stats: dict[str, dict[str, float]] = defaultdict(dict)
@@ -105,10 +114,12 @@ def graph_series(template: GraphTemplate, device_key: str, instance: str, start:
             integral = field_stats.get("integral")
             legend["total"] = integral / template.total_divisor if integral is not None else None
         data = sorted(rows.get(definition.field, {}).items())
-        series.append({
-            "field": definition.field,
-            "label": definition.label,
-            "points": [[t, *values] for t, values in data],
-            "stats": legend,
-        })
+        series.append(
+            {
+                "field": definition.field,
+                "label": definition.label,
+                "points": [[t, *values] for t, values in data],
+                "stats": legend,
+            }
+        )
     return {"resolution_s": every_s, "aggregated": aggregate, "unit": template.unit, "series": series}

@@ -94,8 +94,13 @@ class DeviceScheduler(Scheduler):
                 # Start at the current tick as already run: the first poll is at the next aligned tick.
                 last = datetime.fromtimestamp(schedule.current_tick(time.time()), timezone.utc)
                 entry = ScheduleEntry(
-                    name=name, task=TASK, schedule=schedule, args=(device_id,),
-                    options={"expires": float(interval)}, last_run_at=min(last, now), app=self.app,
+                    name=name,
+                    task=TASK,
+                    schedule=schedule,
+                    args=(device_id,),
+                    options={"expires": float(interval)},
+                    last_run_at=min(last, now),
+                    app=self.app,
                 )
             fresh[name] = entry
         self._entries = fresh

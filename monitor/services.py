@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 from functools import lru_cache
 
 import redis
@@ -30,3 +31,19 @@ def influx_writer() -> InfluxWriter:
 
 def counter_store() -> CounterStore:
     return CounterStore(redis_client())
+
+
+def reset_clients() -> None:
+    """Close and forget the cached clients (settings changed, or the process is exiting)."""
+    from monitor import queries
+
+    for cached in (influx_writer, queries.client):
+        if cached.cache_info().currsize:
+            cached().close()
+        cached.cache_clear()
+    if redis_client.cache_info().currsize:
+        redis_client().close()
+    redis_client.cache_clear()
+
+
+atexit.register(reset_clients)

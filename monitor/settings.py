@@ -6,7 +6,7 @@ from pathlib import Path
 
 import dj_database_url
 
-from monitor.config import env, env_bool, env_int, env_list, secret_from_var
+from monitor.config import env, env_bool, env_float, env_int, env_list, secret_from_var
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env("MONITOR_VAR_DIR", str(BASE_DIR / "var")))
@@ -57,9 +57,7 @@ TEMPLATES = [
 ]
 
 DATABASES = {
-    "default": dj_database_url.parse(
-        env("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.sqlite3'}"), conn_max_age=60
-    )
+    "default": dj_database_url.parse(env("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.sqlite3'}"), conn_max_age=60)
 }
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # Workers, beat and the web server share the file: wait for locks instead of failing at once.
@@ -67,6 +65,7 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     if env("MONITOR_TEST_DATABASE", ""):
         DATABASES["default"]["TEST"] = {"NAME": env("MONITOR_TEST_DATABASE")}
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -85,7 +84,18 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
-STATICFILES_DIRS = [BASE_DIR / "static", ("vendor", BASE_DIR / "node_modules")]
+# Only the browser builds of the npm packages are served (never the whole node_modules tree).
+VENDOR_DIST = {
+    "chart.js": "chart.js/dist",
+    "chartjs-adapter-date-fns": "chartjs-adapter-date-fns/dist",
+    "chartjs-plugin-zoom": "chartjs-plugin-zoom/dist",
+    "hammerjs": "hammerjs",
+}
+STATICFILES_DIRS = [BASE_DIR / "static"] + [
+    (f"vendor/{name}", BASE_DIR / "node_modules" / path)
+    for name, path in VENDOR_DIST.items()
+    if (BASE_DIR / "node_modules" / path).is_dir()
+]
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
 
@@ -95,8 +105,9 @@ SESSION_COOKIE_SECURE = SECURE_TLS
 CSRF_COOKIE_SECURE = SECURE_TLS
 SECURE_SSL_REDIRECT = SECURE_TLS and env_bool("DJANGO_SSL_REDIRECT", True)
 SECURE_HSTS_SECONDS = env_int("DJANGO_HSTS_SECONDS", 31536000 if SECURE_TLS else 0, minimum=0)
-SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_TLS
-SECURE_HSTS_PRELOAD = SECURE_TLS
+SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_TLS and env_bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = SECURE_TLS and env_bool("DJANGO_HSTS_PRELOAD", False)
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if SECURE_TLS else None
 SESSION_COOKIE_HTTPONLY = True
 X_FRAME_OPTIONS = "DENY"
@@ -123,7 +134,7 @@ INFLUXDB_TIMEOUT_MS = env_int("INFLUXDB_TIMEOUT_MS", 10000, minimum=100)
 
 # Polling.
 MONITOR_SCHEDULE_REFRESH_S = env_int("MONITOR_SCHEDULE_REFRESH_S", 5, minimum=1)
-MONITOR_LINE_RATE_TOLERANCE = float(env("MONITOR_LINE_RATE_TOLERANCE", "1.1"))
+MONITOR_LINE_RATE_TOLERANCE = env_float("MONITOR_LINE_RATE_TOLERANCE", 1.1, minimum=1.0)
 MONITOR_SECRETS_KEY = env("MONITOR_SECRETS_KEY", "")
 
 LOG_LEVEL = env("LOG_LEVEL", "INFO")

@@ -57,7 +57,9 @@ def parse_instant(text: str, now: datetime, name: str) -> datetime:
     return value
 
 
-def parse_range(start: str | None, end: str | None, preset: str | None = None, now: datetime | None = None) -> TimeRange:
+def parse_range(
+    start: str | None, end: str | None, preset: str | None = None, now: datetime | None = None
+) -> TimeRange:
     """A checked range: start before end, not before 2000, not too far in the future, at most 10 years."""
     now = now or datetime.now(timezone.utc)
     if not start and not end:

@@ -64,16 +64,25 @@ def graph_series(request: HttpRequest, graph_id: int) -> JsonResponse:
     except RangeError as exc:
         return _error(400, str(exc))
     try:
-        data = queries.graph_series(template, str(graph.device_id), graph.instance, window.start, window.end,
-                                    points, graph.device.poll_interval_s)
+        data = queries.graph_series(
+            template,
+            str(graph.device_id),
+            graph.instance,
+            window.start,
+            window.end,
+            points,
+            graph.device.poll_interval_s,
+        )
     except Exception as exc:
         log.warning("series query for graph %s failed: %s", graph.pk, type(exc).__name__)
         return _error(503, "the time-series database is not answering; try again shortly")
-    data.update({
-        "graph": {"id": graph.pk, "title": graph.title, "template": graph.template, "device": graph.device.name},
-        "start": window.start.isoformat(),
-        "end": window.end.isoformat(),
-    })
+    data.update(
+        {
+            "graph": {"id": graph.pk, "title": graph.title, "template": graph.template, "device": graph.device.name},
+            "start": window.start.isoformat(),
+            "end": window.end.isoformat(),
+        }
+    )
     return JsonResponse(data)
 
 

@@ -35,8 +35,7 @@ def redis_url(stack_dir):
 def influx(stack_dir):
     port = free_port()
     process = services.start_influxd(stack_dir / "influxdb", port, stack_dir / "log")
-    setup = services.setup_influxdb(f"http://127.0.0.1:{port}", "monitor", "monitor",
-                                    stack_dir / "influxdb" / "token")
+    setup = services.setup_influxdb(f"http://127.0.0.1:{port}", "monitor", "monitor", stack_dir / "influxdb" / "token")
     yield setup
     process.stop()
 
@@ -59,7 +58,6 @@ def stack_env(redis_url, influx, db_file, stack_dir) -> dict[str, str]:
     """Point this process's settings and cached clients at the test services; return the env for children."""
     from django.conf import settings
 
-    from monitor import queries
     from monitor import services as monitor_services
     from monitor.celery import app
 
@@ -70,9 +68,7 @@ def stack_env(redis_url, influx, db_file, stack_dir) -> dict[str, str]:
     settings.INFLUXDB_ORG, settings.INFLUXDB_BUCKET = influx.org, influx.bucket
     settings.VAR_DIR = var
     app.conf.broker_url = redis_url
-    monitor_services.redis_client.cache_clear()
-    monitor_services.influx_writer.cache_clear()
-    queries._client.cache_clear()
+    monitor_services.reset_clients()
     return {
         **services.influx_env(influx),
         "REDIS_URL": redis_url,
@@ -112,14 +108,28 @@ class Agent:
 def known_rate_fleet() -> dict[str, fleet.SimDevice]:
     """Agents with constant, known rates (no sine), for exact assertions."""
     switch = fleet.SimDevice(
-        "switch", "PowerConnect 6248, 3.3.7.3, VxWorks 6.5", "1.3.6.1.4.1.674.10895.3011", "test-switch",
-        [fleet.SimPort(index=i, name=f"1/g{i}", in_rate=1_250_000.0 * i, out_rate=625_000.0 * i,
-                       alias=f"<b>port {i}</b>") for i in range(1, 9)],
+        "switch",
+        "PowerConnect 6248, 3.3.7.3, VxWorks 6.5",
+        "1.3.6.1.4.1.674.10895.3011",
+        "test-switch",
+        [
+            fleet.SimPort(
+                index=i, name=f"1/g{i}", in_rate=1_250_000.0 * i, out_rate=625_000.0 * i, alias=f"<b>port {i}</b>"
+            )
+            for i in range(1, 9)
+        ],
     )
     legacy = fleet.SimDevice(
-        "legacy", "Old 100M switch", "1.3.6.1.4.1.9999.1", "test-legacy",
-        [fleet.SimPort(index=i, name=f"fa0/{i}", speed_bps=100_000_000, in_rate=2_000_000.0,
-                       out_rate=1_000_000.0, hc=False) for i in range(1, 4)],
+        "legacy",
+        "Old 100M switch",
+        "1.3.6.1.4.1.9999.1",
+        "test-legacy",
+        [
+            fleet.SimPort(
+                index=i, name=f"fa0/{i}", speed_bps=100_000_000, in_rate=2_000_000.0, out_rate=1_000_000.0, hc=False
+            )
+            for i in range(1, 4)
+        ],
     )
     return {"switch": switch, "legacy": legacy}
 
@@ -144,11 +154,18 @@ def clean_backends(stack_env, influx):
     from monitor import services as monitor_services
 
     monitor_services.redis_client().flushdb()
-    body = json.dumps({"start": "1970-01-01T00:00:00Z",
-                       "stop": (datetime.now(timezone.utc) + timedelta(days=2)).strftime("%Y-%m-%dT%H:%M:%SZ")})
+    body = json.dumps(
+        {
+            "start": "1970-01-01T00:00:00Z",
+            "stop": (datetime.now(timezone.utc) + timedelta(days=2)).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        }
+    )
     request = urllib.request.Request(
-        f"{influx.url}/api/v2/delete?org={influx.org}&bucket={influx.bucket}", data=body.encode(), method="POST",
-        headers={"Authorization": f"Token {influx.token}", "Content-Type": "application/json"})
+        f"{influx.url}/api/v2/delete?org={influx.org}&bucket={influx.bucket}",
+        data=body.encode(),
+        method="POST",
+        headers={"Authorization": f"Token {influx.token}", "Content-Type": "application/json"},
+    )
     urllib.request.urlopen(request, timeout=30).close()
     return stack_env
 
@@ -156,8 +173,9 @@ def clean_backends(stack_env, influx):
 def start_celery(kind: str, env: dict[str, str], log_dir: Path, *extra: str) -> Process:
     """A real Celery worker or beat subprocess on the test services."""
     argv = [sys.executable, "-m", "celery", "-A", "monitor", kind, "-l", "info", *extra]
-    return Process(f"celery-{kind}", argv, log_dir / f"celery-{kind}-{os.getpid()}-{time.time_ns()}.log",
-                   env=env, cwd=REPO)
+    return Process(
+        f"celery-{kind}", argv, log_dir / f"celery-{kind}-{os.getpid()}-{time.time_ns()}.log", env=env, cwd=REPO
+    )
 
 
 def wait_for(predicate, timeout: float, what: str, interval: float = 0.25):

@@ -94,30 +94,58 @@ def powerconnect_6248(community: str = "pc6248", name: str = "pc6248-demo", busy
     for n in range(1, 49):
         up = n % 11 != 0
         base = (n % 8 + 1) * 2_500_000.0 if busy and up else 0.0
-        ports.append(SimPort(index=n, name=f"1/g{n}", alias=f"server-{n:02d}" if up else "", oper_up=up,
-                             in_rate=base, out_rate=base * 0.6, amplitude=0.5 if busy else 0.0,
-                             period_s=900 + 60 * n))
+        ports.append(
+            SimPort(
+                index=n,
+                name=f"1/g{n}",
+                alias=f"server-{n:02d}" if up else "",
+                oper_up=up,
+                in_rate=base,
+                out_rate=base * 0.6,
+                amplitude=0.5 if busy else 0.0,
+                period_s=900 + 60 * n,
+            )
+        )
     for n in range(1, 5):
-        ports.append(SimPort(index=48 + n, name=f"1/xg{n}", speed_bps=10_000_000_000, alias=f"iSCSI uplink {n}",
-                             in_rate=60_000_000.0 * n if busy else 0.0, out_rate=45_000_000.0 * n if busy else 0.0,
-                             amplitude=0.3 if busy else 0.0, period_s=1200))
+        ports.append(
+            SimPort(
+                index=48 + n,
+                name=f"1/xg{n}",
+                speed_bps=10_000_000_000,
+                alias=f"iSCSI uplink {n}",
+                in_rate=60_000_000.0 * n if busy else 0.0,
+                out_rate=45_000_000.0 * n if busy else 0.0,
+                amplitude=0.3 if busy else 0.0,
+                period_s=1200,
+            )
+        )
     extra = [
         ("1.3.6.1.4.1.674.10895.3000.1.2.100.1.0", "4", "PowerConnect 6248"),
         ("1.3.6.1.4.1.674.10895.5000.2.6132.1.1.1.1.4.1.0", "2", "23127"),
         ("1.3.6.1.4.1.674.10895.5000.2.6132.1.1.1.1.4.2.0", "2", "262144"),
-        ("1.3.6.1.4.1.674.10895.5000.2.6132.1.1.1.1.4.4.0", "4",
-         "    5 Secs ( 12.4918%)   60 Secs ( 9.2271%)  300 Secs ( 8.2591%)"),
+        (
+            "1.3.6.1.4.1.674.10895.5000.2.6132.1.1.1.1.4.4.0",
+            "4",
+            "    5 Secs ( 12.4918%)   60 Secs ( 9.2271%)  300 Secs ( 8.2591%)",
+        ),
     ]
-    return SimDevice(community, "PowerConnect 6248, 3.3.7.3, VxWorks 6.5", "1.3.6.1.4.1.674.10895.3011",
-                     name, ports, extra)
+    return SimDevice(
+        community, "PowerConnect 6248, 3.3.7.3, VxWorks 6.5", "1.3.6.1.4.1.674.10895.3011", name, ports, extra
+    )
 
 
 def equallogic_array(community: str = "eql", name: str = "eql-demo") -> SimDevice:
     """A Dell EqualLogic PS-like member: three iSCSI ports and a management port."""
     ports = [
-        SimPort(index=i + 1, name=f"eth{i}", alias="iSCSI" if i < 3 else "management",
-                in_rate=40_000_000.0 if i < 3 else 20_000.0, out_rate=55_000_000.0 if i < 3 else 30_000.0,
-                amplitude=0.4, period_s=1800)
+        SimPort(
+            index=i + 1,
+            name=f"eth{i}",
+            alias="iSCSI" if i < 3 else "management",
+            in_rate=40_000_000.0 if i < 3 else 20_000.0,
+            out_rate=55_000_000.0 if i < 3 else 30_000.0,
+            amplitude=0.4,
+            period_s=1800,
+        )
         for i in range(4)
     ]
     member = "1.1841966935"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -32,15 +33,21 @@ def free_udp_port() -> int:
 class Process:
     """A child process in its own process group, logging to a file."""
 
-    def __init__(self, name: str, argv: list[str], log_path: Path, env: dict[str, str] | None = None,
-                 cwd: Path | None = None):
+    def __init__(
+        self, name: str, argv: list[str], log_path: Path, env: dict[str, str] | None = None, cwd: Path | None = None
+    ):
         self.name = name
         self.log_path = log_path
         log_path.parent.mkdir(parents=True, exist_ok=True)
-        self._log = open(log_path, "ab")
+        self._log = open(log_path, "ab")  # noqa: SIM115 (closed in stop())
         self.popen = subprocess.Popen(
-            argv, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            env={**os.environ, **(env or {})}, cwd=cwd, start_new_session=True,
+            argv,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env={**os.environ, **(env or {})},
+            cwd=cwd,
+            start_new_session=True,
         )
 
     @property
@@ -59,26 +66,20 @@ class Process:
     def stop(self, timeout: float = 10.0) -> None:
         """SIGTERM the process group, then SIGKILL what is left."""
         if self.alive:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.popen.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
             try:
                 self.popen.wait(timeout)
             except subprocess.TimeoutExpired:
-                try:
+                with contextlib.suppress(ProcessLookupError):
                     os.killpg(self.popen.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
                 self.popen.wait(5)
         self._log.close()
 
     def kill(self) -> None:
         """SIGKILL at once (fault-injection tests)."""
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(self.popen.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         self.popen.wait(5)
 
 

@@ -26,8 +26,23 @@ def start_redis(data_dir: Path, port: int, log_dir: Path) -> Process:
     if binary is None:
         raise StartError("redis-server is not installed: run `make deps` (apt-get install redis-server)")
     data_dir.mkdir(parents=True, exist_ok=True)
-    argv = [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(data_dir), "--save", "60 1",
-            "--appendonly", "no", "--protected-mode", "yes", "--daemonize", "no"]
+    argv = [
+        binary,
+        "--port",
+        str(port),
+        "--bind",
+        "127.0.0.1",
+        "--dir",
+        str(data_dir),
+        "--save",
+        "60 1",
+        "--appendonly",
+        "no",
+        "--protected-mode",
+        "yes",
+        "--daemonize",
+        "no",
+    ]
     process = Process("redis", argv, log_dir / "redis.log")
     wait_tcp(process, port)
     return process
@@ -37,8 +52,7 @@ def influxd_binary() -> str:
     """The influxd to run: $INFLUXD, else the one scripts/ensure-influxd.sh finds or builds."""
     if os.environ.get("INFLUXD"):
         return os.environ["INFLUXD"]
-    result = subprocess.run(["bash", str(PROJECT / "scripts" / "ensure-influxd.sh")], capture_output=True,
-                            text=True)
+    result = subprocess.run(["bash", str(PROJECT / "scripts" / "ensure-influxd.sh")], capture_output=True, text=True)
     if result.returncode != 0:
         raise StartError(f"could not find or build influxd:\n{result.stderr[-2000:]}")
     return result.stdout.strip().splitlines()[-1]
@@ -46,9 +60,18 @@ def influxd_binary() -> str:
 
 def start_influxd(data_dir: Path, port: int, log_dir: Path) -> Process:
     data_dir.mkdir(parents=True, exist_ok=True)
-    argv = [influxd_binary(), "--bolt-path", str(data_dir / "influxd.bolt"),
-            "--engine-path", str(data_dir / "engine"), "--http-bind-address", f"127.0.0.1:{port}",
-            "--reporting-disabled", "--log-level", "warn"]
+    argv = [
+        influxd_binary(),
+        "--bolt-path",
+        str(data_dir / "influxd.bolt"),
+        "--engine-path",
+        str(data_dir / "engine"),
+        "--http-bind-address",
+        f"127.0.0.1:{port}",
+        "--reporting-disabled",
+        "--log-level",
+        "warn",
+    ]
     process = Process("influxd", argv, log_dir / "influxd.log", env={"INFLUXD_CONFIG_PATH": str(data_dir)})
     wait_http(process, f"http://127.0.0.1:{port}/health", timeout=90)
     return process
@@ -68,10 +91,19 @@ def setup_influxdb(url: str, org: str, bucket: str, token_file: Path) -> InfluxS
         allowed = json.load(response).get("allowed", False)
     if allowed:
         token = secrets.token_urlsafe(32)
-        body = json.dumps({"username": "monitor", "password": secrets.token_urlsafe(16), "org": org,
-                           "bucket": bucket, "token": token, "retentionPeriodSeconds": 0}).encode()
-        request = urllib.request.Request(f"{url}/api/v2/setup", data=body, method="POST",
-                                         headers={"Content-Type": "application/json"})
+        body = json.dumps(
+            {
+                "username": "monitor",
+                "password": secrets.token_urlsafe(16),
+                "org": org,
+                "bucket": bucket,
+                "token": token,
+                "retentionPeriodSeconds": 0,
+            }
+        ).encode()
+        request = urllib.request.Request(
+            f"{url}/api/v2/setup", data=body, method="POST", headers={"Content-Type": "application/json"}
+        )
         urllib.request.urlopen(request, timeout=30).close()
         token_file.parent.mkdir(parents=True, exist_ok=True)
         token_file.write_text(token)
@@ -91,16 +123,23 @@ def snmpsim_binary() -> str:
     return found
 
 
-def start_snmpsim(data_dir: Path, port: int, log_dir: Path, control_file: Path | None = None,
-                  name: str = "snmpsim") -> Process:
+def start_snmpsim(
+    data_dir: Path, port: int, log_dir: Path, control_file: Path | None = None, name: str = "snmpsim"
+) -> Process:
     """One snmpsim agent serving every recording in data_dir (community = file name) on 127.0.0.1:port.
 
     SNMPSIM_ALLOW_ROOT lets it run as root without dropping privileges: once it drops them it cannot
     import from a Python installed under /root, and a loopback port above 1024 needs no root anyway.
     """
     cache = data_dir.parent / f"{data_dir.name}-cache"
-    argv = [snmpsim_binary(), f"--data-dir={data_dir}", f"--agent-udpv4-endpoint=127.0.0.1:{port}",
-            f"--variation-modules-dir={VARIATION_DIR}", f"--cache-dir={cache}", "--log-level=error"]
+    argv = [
+        snmpsim_binary(),
+        f"--data-dir={data_dir}",
+        f"--agent-udpv4-endpoint=127.0.0.1:{port}",
+        f"--variation-modules-dir={VARIATION_DIR}",
+        f"--cache-dir={cache}",
+        "--log-level=error",
+    ]
     env = {"SNMPSIM_ALLOW_ROOT": "true"}
     if control_file is not None:
         env["SIMDEV_CONTROL"] = str(control_file)
@@ -131,8 +170,12 @@ def _udp_bound(port: int) -> bool:
 
 
 def influx_env(setup: InfluxSetup) -> dict[str, str]:
-    return {"INFLUXDB_URL": setup.url, "INFLUXDB_ORG": setup.org, "INFLUXDB_BUCKET": setup.bucket,
-            "INFLUXDB_TOKEN": setup.token}
+    return {
+        "INFLUXDB_URL": setup.url,
+        "INFLUXDB_ORG": setup.org,
+        "INFLUXDB_BUCKET": setup.bucket,
+        "INFLUXDB_TOKEN": setup.token,
+    }
 
 
 def http_ok(url: str) -> bool:

@@ -45,11 +45,11 @@ def _load_control():
 
 
 def _params(value):
-    params = recordContext.get("params")  # noqa: F821 (injected by snmpsim)
+    params = recordContext.get("params")
     if params is None:
         text = value.decode() if isinstance(value, bytes) else str(value)
         params = dict(part.split("=", 1) for part in text.split(",") if "=" in part)
-        recordContext["params"] = params  # noqa: F821
+        recordContext["params"] = params
     return params
 
 

@@ -55,16 +55,25 @@ class Command(BaseCommand):
         self.stdout.write("starting Redis, InfluxDB and the simulated fleet...")
         self.children.append(services.start_redis(var / "redis", opts["redis_port"], logs))
         self.children.append(services.start_influxd(var / "influxdb", opts["influxdb_port"], logs))
-        setup = services.setup_influxdb(f"http://127.0.0.1:{opts['influxdb_port']}", settings.INFLUXDB_ORG,
-                                        settings.INFLUXDB_BUCKET, var / "influxdb" / "token")
+        setup = services.setup_influxdb(
+            f"http://127.0.0.1:{opts['influxdb_port']}",
+            settings.INFLUXDB_ORG,
+            settings.INFLUXDB_BUCKET,
+            var / "influxdb" / "token",
+        )
         data_dir = var / "fleet" / "data"
         for device in fleet.demo_fleet():
             device.write(data_dir)
-        self.children.append(services.start_snmpsim(data_dir, opts["snmp_port"], logs,
-                                                    control_file=var / "fleet" / "control.json"))
+        self.children.append(
+            services.start_snmpsim(data_dir, opts["snmp_port"], logs, control_file=var / "fleet" / "control.json")
+        )
         redis_url = f"redis://127.0.0.1:{opts['redis_port']}/0"
-        return {**services.influx_env(setup), "REDIS_URL": redis_url, "CELERY_BROKER_URL": redis_url,
-                "MONITOR_VAR_DIR": str(var)}
+        return {
+            **services.influx_env(setup),
+            "REDIS_URL": redis_url,
+            "CELERY_BROKER_URL": redis_url,
+            "MONITOR_VAR_DIR": str(var),
+        }
 
     def _admin_password(self, var: Path) -> str:
         from django.contrib.auth import get_user_model
@@ -85,35 +94,84 @@ class Command(BaseCommand):
         for sim in fleet.demo_fleet():
             Device.objects.get_or_create(
                 name=sim.sys_name,
-                defaults={"host": "127.0.0.1", "port": opts["snmp_port"], "snmp_version": "2c",
-                          "community": sim.community, "poll_interval_s": opts["poll_interval"],
-                          "timeout_s": 1.0, "retries": 1},
+                defaults={
+                    "host": "127.0.0.1",
+                    "port": opts["snmp_port"],
+                    "snmp_version": "2c",
+                    "community": sim.community,
+                    "poll_interval_s": opts["poll_interval"],
+                    "timeout_s": 1.0,
+                    "retries": 1,
+                },
             )
 
     def _start_app(self, env: dict[str, str], logs: Path, opts) -> None:
         python = sys.executable
         base = Path(settings.BASE_DIR)
-        self.children.append(Process("worker", [python, "-m", "celery", "-A", "monitor", "worker", "-l", "info",
-                                                "--concurrency", "4", "-n", "demo@%h"],
-                                     logs / "worker.log", env=env, cwd=base))
-        self.children.append(Process("beat", [python, "-m", "celery", "-A", "monitor", "beat", "-l", "info"],
-                                     logs / "beat.log", env=env, cwd=base))
-        web = Process("web", [python, "-m", "gunicorn", "monitor.wsgi", "-b", f"127.0.0.1:{opts['web_port']}",
-                              "-w", "2", "--access-logfile", "-"], logs / "web.log", env=env, cwd=base)
+        self.children.append(
+            Process(
+                "worker",
+                [
+                    python,
+                    "-m",
+                    "celery",
+                    "-A",
+                    "monitor",
+                    "worker",
+                    "-l",
+                    "info",
+                    "--concurrency",
+                    "4",
+                    "-n",
+                    "demo@%h",
+                ],
+                logs / "worker.log",
+                env=env,
+                cwd=base,
+            )
+        )
+        self.children.append(
+            Process(
+                "beat",
+                [python, "-m", "celery", "-A", "monitor", "beat", "-l", "info"],
+                logs / "beat.log",
+                env=env,
+                cwd=base,
+            )
+        )
+        web = Process(
+            "web",
+            [
+                python,
+                "-m",
+                "gunicorn",
+                "monitor.wsgi",
+                "-b",
+                f"127.0.0.1:{opts['web_port']}",
+                "-w",
+                "2",
+                "--access-logfile",
+                "-",
+            ],
+            logs / "web.log",
+            env=env,
+            cwd=base,
+        )
         self.children.append(web)
         wait_http(web, f"http://127.0.0.1:{opts['web_port']}/healthz")
 
     def _banner(self, port: int, password: str, logs: Path) -> None:
-        self.stdout.write(self.style.SUCCESS(
-            f"\nThe monitor is running at http://127.0.0.1:{port}/\n"
-            f"  log in as admin / {password}\n"
-            f"  logs in {logs}; press Ctrl-C to stop everything\n"
-        ))
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"\nThe monitor is running at http://127.0.0.1:{port}/\n"
+                f"  log in as admin / {password}\n"
+                f"  logs in {logs}; press Ctrl-C to stop everything\n"
+            )
+        )
 
     def _watch(self) -> None:
         while True:
             for child in self.children:
                 if not child.alive:
-                    raise CommandError(f"{child.name} stopped unexpectedly; log {child.log_path}:\n"
-                                       f"{child.log_tail()}")
+                    raise CommandError(f"{child.name} stopped unexpectedly; log {child.log_path}:\n{child.log_tail()}")
             time.sleep(1)

@@ -1,0 +1,40 @@
+"""Launch Debian's Chromium through Playwright (no browser download), for browser tests."""
+
+from __future__ import annotations
+
+import shutil
+from contextlib import contextmanager
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+
+
+@contextmanager
+def chromium_page(viewport=(1280, 900)):
+    """A fresh page in headless Chromium; fails loudly when chromium is not installed."""
+    from playwright.sync_api import sync_playwright
+
+    executable = shutil.which("chromium") or shutil.which("chromium-browser")
+    assert executable, "chromium is not installed: run `make deps`"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]})
+            yield page
+        finally:
+            browser.close()
+
+
+def log_in(page, base_url: str, username: str, password: str, next_path: str = "/") -> None:
+    page.goto(f"{base_url}/login/?next={next_path}")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", password)
+    page.click("button[type=submit]")
+    page.wait_for_load_state("networkidle")

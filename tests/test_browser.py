@@ -1,0 +1,47 @@
+"""A real Chromium logs in, opens a device page and finds traffic charts drawn with data points."""
+
+import os
+import time
+
+import pytest
+
+from monitor.models import Device, Graph
+from monitor.polling import run_poll
+from tests.browser import chromium_page, log_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+# Playwright's sync API runs an event loop in this thread; Django's ORM calls from the test are still safe.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+def test_device_page_draws_traffic_charts(agent, clean_backends, live_server, django_user_model):
+    django_user_model.objects.create_user("viewer", password="s3cret-pass-123")
+    device = Device.objects.create(
+        name="browser-switch", host="127.0.0.1", port=agent.port, community="switch", poll_interval_s=5, timeout_s=1.0
+    )
+    for _ in range(3):
+        assert run_poll(device.pk) == "ok"
+        time.sleep(1.5)
+    graph_count = Graph.objects.filter(device=device).count()
+    assert graph_count == 8
+
+    with chromium_page() as page:
+        log_in(page, live_server.url, "viewer", "s3cret-pass-123", f"/devices/{device.pk}/?range=1h")
+        assert page.url.endswith(f"/devices/{device.pk}/?range=1h")
+        page.wait_for_function(
+            f"document.querySelectorAll('canvas[data-points]').length === {graph_count}", timeout=20000
+        )
+        counts = page.eval_on_selector_all("canvas[data-points]", "els => els.map(e => Number(e.dataset.points))")
+        assert all(count >= 4 for count in counts), counts  # two series, at least two rates each
+        assert page.locator("a.range.active").inner_text() == "1h"
+        legend = page.locator("figure.graph").first.locator("table.legend").inner_text()
+        assert "In" in legend and "Out" in legend and "Mbit/s" in legend
+        # The alias comes from the device: it must render as text, never as markup.
+        assert page.locator("figure.graph b").count() == 0
+        assert "<b>port 1</b>" in page.locator("figure.graph figcaption").first.inner_text()
+        # A preset click keeps the range in the URL.
+        page.click("a.range[data-range='6h']")
+        page.wait_for_load_state("networkidle")
+        assert page.url.endswith("?range=6h")
+        page.wait_for_selector("canvas[data-points]")

@@ -1,0 +1,49 @@
+"""celery beat: aligned ticks per device, devices picked up without a restart, two beats poll once per tick."""
+
+import itertools
+import time
+
+import pytest
+
+from monitor import flux, queries
+from monitor.models import Device
+from monitor.scheduler import aligned_every, device_phase
+from tests.conftest import start_celery, wait_for
+
+
+def test_ticks_are_aligned_to_the_clock_with_a_per_device_phase():
+    schedule = aligned_every(60, 7)
+    assert schedule.current_tick(1_000_000_000.0) == 999_999_967  # 7 + k*60 <= now
+    assert schedule.current_tick(999_999_967.0) == 999_999_967
+    assert 0 <= device_phase(42, 60) < 60
+    assert device_phase(42, 60) == device_phase(42, 60)  # stable across beat restarts
+
+
+def poll_times(device_id: int) -> list[float]:
+    script = flux.bind(
+        'from(bucket: params.bucket) |> range(start: -10m) |> filter(fn: (r) => r._measurement == "poller"'
+        ' and r.device == params.device and r._field == "ok")',
+        {"bucket": "monitor", "device": str(device_id)},
+    )
+    tables = queries.client().query_api().query(script)
+    return sorted(record.get_time().timestamp() for table in tables for record in table.records)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_beats_still_poll_each_tick_once_and_new_devices_are_picked_up(agent, clean_backends, stack_dir):
+    log_dir = stack_dir / "log"
+    worker = start_celery("worker", clean_backends, log_dir, "--concurrency", "2", "-n", "sched@%h")
+    beats = [start_celery("beat", clean_backends, log_dir, "-s", str(stack_dir / f"beat-{n}")) for n in (1, 2)]
+    try:
+        time.sleep(3)  # both beats are running before the device exists
+        device = Device.objects.create(
+            name="sched", host="127.0.0.1", port=agent.port, community="switch", poll_interval_s=5, timeout_s=1.0
+        )
+        wait_for(lambda: len(poll_times(device.pk)) >= 4, 40, "four polls")
+    finally:
+        for beat in beats:
+            beat.stop()
+        worker.stop()
+    times = poll_times(device.pk)
+    gaps = [b - a for a, b in itertools.pairwise(times)]
+    assert all(gap > 3.5 for gap in gaps), gaps  # never two polls for one tick
