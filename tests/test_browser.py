@@ -27,14 +27,16 @@ def test_device_page_draws_traffic_charts(agent, clean_backends, live_server, dj
     assert graph_count == 8
 
     with chromium_page() as page:
-        log_in(page, live_server.url, "viewer", "s3cret-pass-123", f"/devices/{device.pk}/?range=1h")
-        assert page.url.endswith(f"/devices/{device.pk}/?range=1h")
+        # Ten minutes over a ~600 px chart is finer than the poll interval: raw samples, one per poll.
+        path = f"/devices/{device.pk}/?start=now-10m&end=now"
+        log_in(page, live_server.url, "viewer", "s3cret-pass-123", path.replace("&", "%26").replace("?", "%3F"))
+        assert page.url.endswith(path)
         page.wait_for_function(
             f"document.querySelectorAll('canvas[data-points]').length === {graph_count}", timeout=20000
         )
         counts = page.eval_on_selector_all("canvas[data-points]", "els => els.map(e => Number(e.dataset.points))")
         assert all(count >= 4 for count in counts), counts  # two series, at least two rates each
-        assert page.locator("a.range.active").inner_text() == "1h"
+        assert page.locator("#range-label").inner_text() == "now-10m → now"
         legend = page.locator("figure.graph").first.locator("table.legend").inner_text()
         assert "In" in legend and "Out" in legend and "Mbit/s" in legend
         # The alias comes from the device: it must render as text, never as markup.
@@ -45,3 +47,4 @@ def test_device_page_draws_traffic_charts(agent, clean_backends, live_server, dj
         page.wait_for_load_state("networkidle")
         assert page.url.endswith("?range=6h")
         page.wait_for_selector("canvas[data-points]")
+        assert page.locator("a.range.active").inner_text() == "6h"

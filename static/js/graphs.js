@@ -101,7 +101,13 @@
         parsing: false,
         interaction: { mode: "index", intersect: false },
         scales: {
-          x: { type: "time", min: Date.parse(data.start), max: Date.parse(data.end) },
+          x: {
+            type: "time",
+            min: Date.parse(data.start),
+            max: Date.parse(data.end),
+            time: { displayFormats: { second: "HH:mm:ss", minute: "HH:mm", hour: "HH:mm", day: "MMM d", month: "MMM yyyy" } },
+            ticks: { maxRotation: 0, autoSkipPadding: 12 },
+          },
           y: { beginAtZero: true, ticks: { callback: function (v) { return si(v, data.unit); } } },
         },
         plugins: {

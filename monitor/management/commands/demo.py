@@ -17,6 +17,10 @@ from monitor.devstack import fleet, services
 from monitor.devstack.processes import Process, StartError, wait_http
 
 
+def _raise_interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
 class Command(BaseCommand):
     help = "Start Redis, InfluxDB, snmpsim agents, a Celery worker and beat, and the web server; Ctrl-C stops all."
 
@@ -31,7 +35,8 @@ class Command(BaseCommand):
         var = Path(settings.VAR_DIR)
         logs = var / "log"
         self.children: list[Process] = []
-        signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # even when started with SIGINT ignored
+        signal.signal(signal.SIGTERM, _raise_interrupt)
         try:
             env = self._start_backends(var, logs, opts)
             os.environ.update(env)
