@@ -40,7 +40,7 @@ class DeviceAdmin(admin.ModelAdmin):
     readonly_fields = STATUS_FIELDS
     inlines = [InterfaceInline]
     fieldsets = (
-        (None, {"fields": ("name", "host", "port", "enabled", "poll_interval_s")}),
+        (None, {"fields": ("name", "host", "port", "enabled", "poll_interval_s", "poller_group")}),
         ("SNMP", {"fields": ("snmp_version", "community", "timeout_s", "retries", "max_repetitions")}),
         (
             "SNMPv3",

@@ -66,6 +66,13 @@ class Device(models.Model):
         "poll interval (s)", default=60, validators=[MinValueValidator(5), MaxValueValidator(3600)]
     )
     enabled = models.BooleanField(default=True)
+    poller_group = models.SlugField(
+        max_length=50,
+        blank=True,
+        default="",
+        help_text="Celery queue whose workers poll this device (empty: the default queue). "
+        "Start a worker for a group with: celery -A monitor worker -Q <group>",
+    )
 
     # What the poller last saw (written by the poller, read-only in the admin).
     last_poll_at = models.DateTimeField(null=True, blank=True)

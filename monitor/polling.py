@@ -16,6 +16,7 @@ from collectors.snmp import SnmpError
 from monitor import aio, services
 from monitor.inventory import sync_ports
 from monitor.models import Device
+from monitor.signals import poll_finished
 
 log = logging.getLogger(__name__)
 
@@ -52,16 +53,33 @@ def _poll_and_record(device: Device) -> str:
         )
     except SnmpError as exc:
         _record_failure(device, str(exc))
+        _notify(device, [], str(exc))
         return f"failed: {exc}"
     except Exception as exc:  # a bug or a device reply we did not foresee: record it, keep the run going
         log.exception("poll of device %s failed unexpectedly", device.pk)
-        _record_failure(device, f"internal error while polling ({type(exc).__name__}); see the worker log")
+        message = f"internal error while polling ({type(exc).__name__}); see the worker log"
+        _record_failure(device, message)
+        _notify(device, [], message)
         return f"failed: {type(exc).__name__}"
     store.save(key, result.state)
     written = services.influx_writer().write([*result.samples, _poller_sample(key, result)])
     sync_ports(device, result.ports)
     _record_success(device, result, written)
+    _notify(device, result.samples, "")
     return "ok" if written else "ok: samples spooled, InfluxDB unavailable"
+
+
+def _notify(device: Device, samples: list[Sample], error: str) -> None:
+    """Tell listeners (alert evaluation) about the poll; a listener's failure never fails the poll."""
+    device.refresh_from_db()
+    for receiver, response in poll_finished.send_robust(Device, device=device, samples=samples, error=error):
+        if isinstance(response, Exception):
+            log.error(
+                "poll_finished receiver %s failed: %s",
+                getattr(receiver, "__qualname__", receiver),
+                response,
+                exc_info=response,
+            )
 
 
 def _poller_sample(key: str, result: PollResult) -> Sample:

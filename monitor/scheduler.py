@@ -79,18 +79,19 @@ class DeviceScheduler(Scheduler):
 
         close_old_connections()
         try:
-            rows = list(Device.objects.filter(enabled=True).values_list("id", "poll_interval_s"))
+            rows = list(Device.objects.filter(enabled=True).values_list("id", "poll_interval_s", "poller_group"))
         except Exception as exc:  # database briefly locked or away: keep the schedule we have
             self.logger.warning("device schedule not refreshed: %s", exc)
             self._loaded_at = time.monotonic()
             return
         fresh: dict[str, ScheduleEntry] = {}
         now = datetime.now(timezone.utc)
-        for device_id, interval in rows:
+        for device_id, interval, group in rows:
             name = f"poll-device-{device_id}"
             schedule = aligned_every(interval, device_phase(device_id, interval))
             entry = self._entries.get(name)
-            if entry is None or entry.schedule != schedule:
+            options = {"expires": float(interval), "queue": group or self.app.conf.task_default_queue}
+            if entry is None or entry.schedule != schedule or entry.options != options:
                 # Start at the current tick as already run: the first poll is at the next aligned tick.
                 last = datetime.fromtimestamp(schedule.current_tick(time.time()), timezone.utc)
                 entry = ScheduleEntry(

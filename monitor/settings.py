@@ -120,6 +120,9 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BEAT_SCHEDULER = "monitor.scheduler:DeviceScheduler"
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+# Static periodic tasks (beside the per-device polls the scheduler builds): name -> {task, schedule, ...}.
+CELERY_BEAT_SCHEDULE: dict = {}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
