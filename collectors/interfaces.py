@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from collectors.snmp import SnmpSession, SnmpValue
+from collectors.sessions import Session
+from collectors.snmptypes import SnmpValue
 
 IF_DESCR = "1.3.6.1.2.1.2.2.1.2"
 IF_SPEED = "1.3.6.1.2.1.2.2.1.5"
@@ -34,7 +35,7 @@ class Port:
     out_octets: SnmpValue
 
 
-async def read_ports(session: SnmpSession, max_rows: int = 10000) -> list[Port]:
+async def read_ports(session: Session, max_rows: int = 10000) -> list[Port]:
     """Walk ifXTable (and ifTable only where it is needed) and return the ports, names made unique."""
     columns = [IF_NAME, IF_ALIAS, IF_HIGH_SPEED, IF_OPER_STATUS]
     if session.target.version != "1":  # SNMPv1 cannot carry Counter64

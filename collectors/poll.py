@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from collectors.counters import Reading, counter_rate
 from collectors.interfaces import Port, read_ports
 from collectors.samples import CounterState, Sample
-from collectors.snmp import SnmpError, SnmpSession, SnmpTarget
+from collectors.sessions import open_session
+from collectors.snmptypes import SnmpError, SnmpTarget
 
 SYS_UPTIME = "1.3.6.1.2.1.1.3.0"
 UPTIME_WRAP = 2**32  # TimeTicks wrap after 497 days: that is not a reboot
@@ -35,11 +36,12 @@ async def poll_device(
     previous: CounterState | None,
     *,
     tolerance: float = 1.1,
+    engine: str = "pysnmp",
     clock: Callable[[], float] = time.time,
 ) -> PollResult:
     """Poll a device once. Raises SnmpError when the device cannot be read at all."""
     started = clock()
-    session = SnmpSession(target)
+    session = open_session(target, engine)
     scalars = await session.get([SYS_UPTIME])
     uptime = scalars[SYS_UPTIME]
     if uptime.kind != "timeticks":

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
 from pysnmp.hlapi.v3arch.asyncio import (
@@ -23,7 +21,16 @@ from pysnmp.hlapi.v3arch.asyncio import (
 from pysnmp.hlapi.v3arch.asyncio import auth as _auth
 from pysnmp.proto import rfc1902, rfc1905
 
-Oid = tuple[int, ...]
+from collectors.snmptypes import (
+    MISSING,
+    Oid,
+    SnmpError,
+    SnmpTarget,
+    SnmpTimeout,
+    SnmpValue,
+    format_oid,
+    parse_oid,
+)
 
 AUTH_PROTOCOLS = {
     "MD5": _auth.usmHMACMD5AuthProtocol,
@@ -50,62 +57,6 @@ _INDICATIONS = {
     "UnknownEngineID": "SNMPv3 engine discovery failed",
     "NotInTimeWindow": "SNMPv3 message outside the agent's time window",
 }
-
-
-class SnmpError(Exception):
-    """The agent could not be read; the message is safe to show (no secrets)."""
-
-
-class SnmpTimeout(SnmpError):
-    """The agent did not answer in time."""
-
-
-@dataclass(frozen=True)
-class SnmpValue:
-    """A decoded SNMP value: kind is int, counter32, counter64, gauge, timeticks, octets, oid, ip or missing."""
-
-    kind: str
-    value: Any = None
-
-    @property
-    def missing(self) -> bool:
-        return self.kind == "missing"
-
-    def as_text(self) -> str:
-        """Return the value as printable text (octets decoded leniently, never raising)."""
-        if isinstance(self.value, bytes):
-            return self.value.decode("utf-8", errors="replace")
-        return "" if self.value is None else str(self.value)
-
-
-MISSING = SnmpValue("missing")
-
-
-@dataclass(frozen=True)
-class SnmpTarget:
-    """Where and how to reach an agent. Secrets are kept out of repr()."""
-
-    host: str
-    port: int = 161
-    version: str = "2c"
-    community: str = field(default="public", repr=False)
-    v3_user: str = ""
-    v3_auth_protocol: str = ""
-    v3_auth_key: str = field(default="", repr=False)
-    v3_priv_protocol: str = ""
-    v3_priv_key: str = field(default="", repr=False)
-    timeout: float = 2.0
-    retries: int = 1
-    max_repetitions: int = 25
-
-
-def parse_oid(text: str) -> Oid:
-    """Turn '1.3.6.1...' (leading dot allowed) into a tuple of ints."""
-    return tuple(int(part) for part in text.strip().lstrip(".").split("."))
-
-
-def format_oid(oid: Iterable[int]) -> str:
-    return ".".join(str(part) for part in oid)
 
 
 def decode(value: Any) -> SnmpValue:

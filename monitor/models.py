@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
-from collectors.snmp import SnmpTarget
+from collectors.snmptypes import SnmpTarget
 from monitor.secrets import EncryptedTextField
 
 

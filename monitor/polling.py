@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from collectors.poll import PollResult, poll_device
 from collectors.samples import Sample
-from collectors.snmp import SnmpError
+from collectors.snmptypes import SnmpError
 from monitor import aio, services
 from monitor.inventory import sync_ports
 from monitor.models import Device
@@ -49,7 +49,13 @@ def _poll_and_record(device: Device) -> str:
     store = services.counter_store()
     try:
         result = aio.run(
-            poll_device(device.snmp_target(), key, store.load(key), tolerance=settings.MONITOR_LINE_RATE_TOLERANCE)
+            poll_device(
+                device.snmp_target(),
+                key,
+                store.load(key),
+                tolerance=settings.MONITOR_LINE_RATE_TOLERANCE,
+                engine=settings.MONITOR_SNMP_ENGINE,
+            )
         )
     except SnmpError as exc:
         _record_failure(device, str(exc))

@@ -1,0 +1,29 @@
+"""Choose the SNMP engine behind the session interface (get/walk): pysnmp by default."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from collectors.snmptypes import Oid, SnmpTarget, SnmpValue
+
+ENGINES = ("pysnmp",)
+
+
+class Session(Protocol):
+    """What pollers need from an SNMP session, whatever the engine."""
+
+    target: SnmpTarget
+    requests: int
+
+    async def get(self, oids: list[str]) -> dict[str, SnmpValue]: ...
+
+    async def walk(self, columns: list[str], max_rows: int = 10000) -> dict[str, dict[Oid, SnmpValue]]: ...
+
+
+def open_session(target: SnmpTarget, engine: str = "pysnmp") -> Session:
+    """A session to one agent on the named engine."""
+    if engine == "pysnmp":
+        from collectors.snmp import SnmpSession
+
+        return SnmpSession(target)
+    raise ValueError(f"unknown SNMP engine {engine!r}; choose one of {', '.join(ENGINES)}")
