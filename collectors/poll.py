@@ -1,4 +1,4 @@
-"""Poll one device: read uptime and interfaces, compute rates against the last counters, build samples."""
+"""Poll one device: uptime, interfaces and the profile's metrics; rates against the last counters; samples."""
 
 from __future__ import annotations
 
@@ -8,9 +8,11 @@ from dataclasses import dataclass, field
 
 from collectors.counters import Reading, counter_rate
 from collectors.interfaces import Port, read_ports
+from collectors.metrics import read_metrics
+from collectors.profiles import IF_COUNTER_GROUPS, Profile
 from collectors.samples import CounterState, Sample
 from collectors.sessions import open_session
-from collectors.snmptypes import SnmpError, SnmpTarget
+from collectors.snmptypes import SnmpError, SnmpTarget, SnmpValue
 
 SYS_UPTIME = "1.3.6.1.2.1.1.3.0"
 UPTIME_WRAP = 2**32  # TimeTicks wrap after 497 days: that is not a reboot
@@ -26,6 +28,9 @@ class PollResult:
     uptime_s: float | None = None
     rebooted: bool = False
     gaps: dict[str, str] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    values: list[tuple[str, dict[str, str], float | str, str]] = field(default_factory=list)
     requests: int = 0
     duration_s: float = 0.0
 
@@ -35,51 +40,77 @@ async def poll_device(
     device_key: str,
     previous: CounterState | None,
     *,
+    profile: Profile | None = None,
     tolerance: float = 1.1,
     engine: str = "pysnmp",
     clock: Callable[[], float] = time.time,
 ) -> PollResult:
-    """Poll a device once. Raises SnmpError when the device cannot be read at all."""
+    """Poll a device once. Raises SnmpError (from the session) when the device cannot be read at all."""
     started = clock()
     session = open_session(target, engine)
-    scalars = await session.get([SYS_UPTIME])
-    uptime = scalars[SYS_UPTIME]
-    if uptime.kind != "timeticks":
-        raise SnmpError("the agent did not return sysUpTime; is this an SNMP agent with MIB-II?")
-    ports = await read_ports(session)
+    uptime = (await session.get([SYS_UPTIME]))[SYS_UPTIME]
+    ticks = uptime.value if uptime.kind == "timeticks" else None
     read_at = clock()
-
-    result = PollResult(ports=ports, uptime_s=uptime.value / 100.0)
-    result.rebooted = _rebooted(previous, uptime.value, read_at)
-    state = CounterState(uptime_ticks=uptime.value, taken_at=read_at)
-    for port in ports:
-        fields: dict[str, float | int] = {"speed_bps": port.speed_bps}
-        if port.oper_up is not None:
-            fields["oper_up"] = int(port.oper_up)
-        max_bytes = port.speed_bps / 8 if port.speed_bps else None
-        for direction, value in (("in", port.in_octets), ("out", port.out_octets)):
-            if value.kind not in ("counter32", "counter64"):
-                continue
-            key = f"{port.name}\t{direction}_octets"
-            reading = Reading(int(value.value), 64 if value.kind == "counter64" else 32, read_at)
-            state.counters[key] = (reading.value, reading.bits, reading.at)
-            rate = counter_rate(
-                _reading(previous, key),
-                reading,
-                max_per_second=max_bytes,
-                rebooted=result.rebooted,
-                tolerance=tolerance,
-            )
-            if rate.per_second is None:
-                result.gaps[f"{port.name} {direction}"] = rate.reason
-            else:
-                fields[f"{direction}_bps"] = rate.per_second * 8.0
-        result.samples.append(Sample("interface", {"device": device_key, "port": port.name}, fields, read_at))
-    result.samples.append(Sample("system", {"device": device_key}, {"uptime_s": result.uptime_s}, read_at))
+    result = PollResult(uptime_s=ticks / 100.0 if ticks is not None else None)
+    if ticks is None:
+        result.errors.append("sysUpTime: not served, so reboots cannot be detected")
+    result.rebooted = ticks is not None and _rebooted(previous, ticks, read_at)
+    state = CounterState(uptime_ticks=ticks, taken_at=read_at)
+    if profile is None or profile.interfaces:
+        groups = profile.interface_counters if profile is not None else IF_COUNTER_GROUPS
+        try:
+            result.ports = await read_ports(session, groups)
+        except SnmpError as exc:
+            result.errors.append(f"interfaces: {exc}")
+        read_at = clock()
+        for port in result.ports:
+            result.samples.append(_port_sample(port, device_key, previous, state, read_at, result, tolerance))
+    if profile is not None:
+        report = await read_metrics(session, profile, device_key, previous, state, clock(), result.rebooted)
+        result.samples += report.samples
+        result.errors += report.errors
+        result.missing += report.missing
+        result.values += report.values
+    if result.uptime_s is not None:
+        result.samples.append(Sample("system", {"device": device_key}, {"uptime_s": result.uptime_s}, read_at))
     result.state = state
     result.requests = session.requests
     result.duration_s = clock() - started
     return result
+
+
+def _port_sample(
+    port: Port,
+    device_key: str,
+    previous: CounterState | None,
+    state: CounterState,
+    read_at: float,
+    result: PollResult,
+    tolerance: float,
+) -> Sample:
+    fields: dict[str, float | int] = {"speed_bps": port.speed_bps}
+    if port.oper_up is not None:
+        fields["oper_up"] = int(port.oper_up)
+    max_bytes = port.speed_bps / 8 if port.speed_bps else None
+    counters: list[tuple[str, SnmpValue, float | None, float, float]] = [
+        ("in_bps", port.in_octets, max_bytes, 8.0, port.octets_at or read_at),
+        ("out_bps", port.out_octets, max_bytes, 8.0, port.octets_at or read_at),
+        *((name, value, None, 1.0, port.counters_at or read_at) for name, value in port.counters.items()),
+    ]
+    for name, value, limit, scale, at in counters:
+        if value.kind not in ("counter32", "counter64"):
+            continue
+        key = f"{port.name}\t{name}"
+        reading = Reading(int(value.value), 64 if value.kind == "counter64" else 32, at)
+        state.counters[key] = (reading.value, reading.bits, reading.at)
+        rate = counter_rate(
+            _reading(previous, key), reading, max_per_second=limit, rebooted=result.rebooted, tolerance=tolerance
+        )
+        if rate.per_second is None:
+            result.gaps[f"{port.name} {name}"] = rate.reason
+        else:
+            fields[name] = rate.per_second * scale
+    return Sample("interface", {"device": device_key, "port": port.name}, fields, read_at)
 
 
 def _reading(previous: CounterState | None, key: str) -> Reading | None:

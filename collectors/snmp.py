@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from pyasn1.type import univ
 from pysnmp.hlapi.v3arch.asyncio import (
     CommunityData,
     ContextData,
@@ -73,11 +74,11 @@ def decode(value: Any) -> SnmpValue:
         return SnmpValue("gauge", int(value))
     if isinstance(value, rfc1902.IpAddress):
         return SnmpValue("ip", ".".join(str(b) for b in value.asNumbers()))
-    if isinstance(value, (rfc1902.Integer32, rfc1902.Integer)):
+    if isinstance(value, (rfc1902.Integer32, rfc1902.Integer, univ.Integer)):
         return SnmpValue("int", int(value))
-    if isinstance(value, rfc1902.ObjectIdentifier):
+    if isinstance(value, (rfc1902.ObjectIdentifier, univ.ObjectIdentifier)):
         return SnmpValue("oid", format_oid(value.asTuple()))
-    if isinstance(value, (rfc1902.OctetString, rfc1902.Opaque, rfc1902.Bits)):
+    if isinstance(value, (rfc1902.OctetString, rfc1902.Opaque, rfc1902.Bits, univ.OctetString)):
         return SnmpValue("octets", bytes(value.asOctets()))
     return MISSING
 
@@ -85,20 +86,20 @@ def decode(value: Any) -> SnmpValue:
 class SnmpSession:
     """A session to one agent on the calling event loop's shared SNMP engine."""
 
-    _engines: dict[int, SnmpEngine] = {}
-
     def __init__(self, target: SnmpTarget):
         self.target = target
         self._auth = _auth_data(target)
         self._transport: Any = None
         self.requests = 0
 
-    @classmethod
-    def _engine(cls) -> SnmpEngine:
-        loop_id = id(asyncio.get_running_loop())
-        engine = cls._engines.get(loop_id)
+    @staticmethod
+    def _engine() -> SnmpEngine:
+        """One engine per event loop, kept on the loop so it goes away with it."""
+        loop = asyncio.get_running_loop()
+        engine = getattr(loop, "_monitor_snmp_engine", None)
         if engine is None:
-            engine = cls._engines[loop_id] = SnmpEngine()
+            engine = SnmpEngine()
+            loop._monitor_snmp_engine = engine  # type: ignore[attr-defined]
         return engine
 
     async def _transport_target(self) -> Any:
@@ -125,6 +126,8 @@ class SnmpSession:
             name = type(indication).__name__ if not isinstance(indication, str) else indication
             text = _INDICATIONS.get(name) or _INDICATIONS.get(str(indication)) or str(indication)
             if "timeout" in text.lower() or "RequestTimedOut" in name:
+                if self.target.version == "3":  # agents drop messages with a wrong key without a word
+                    text = "no SNMP response before the timeout (wrong SNMPv3 keys or protocols, host down or filtered)"
                 raise SnmpTimeout(text)
             raise SnmpError(text)
         if status:

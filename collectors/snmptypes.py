@@ -28,6 +28,12 @@ class SnmpValue:
     def missing(self) -> bool:
         return self.kind == "missing"
 
+    def printable(self, limit: int = 255) -> str:
+        """Device text made safe to keep: octets decoded leniently, control characters dropped, capped."""
+        if self.kind != "octets":
+            return ""
+        return "".join(ch for ch in self.as_text() if ch.isprintable()).strip()[:limit]
+
     def as_text(self) -> str:
         """Return the value as printable text (octets decoded leniently, never raising)."""
         if isinstance(self.value, bytes):

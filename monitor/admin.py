@@ -1,13 +1,16 @@
-"""Admin registrations: devices are added and edited here."""
+"""Admin registrations: devices are added, tested, discovered and edited here."""
 
 from __future__ import annotations
 
-from django.contrib import admin
-from django.urls import reverse
+from django.contrib import admin, messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import path, reverse
 from django.utils.html import format_html
 
 from monitor.forms import DeviceForm
-from monitor.models import Device, Graph, Interface
+from monitor.inventory import sync_ports
+from monitor.models import Device, Graph, Interface, InterfaceRename
 
 STATUS_FIELDS = (
     "last_poll_at",
@@ -17,7 +20,9 @@ STATUS_FIELDS = (
     "consecutive_failures",
     "last_poll_duration_s",
     "uptime_s",
+    "poll_warnings",
 )
+DISCOVERY_FIELDS = ("profile", "profile_reason", "sys_name", "sys_descr", "sys_object_id", "discovered_at")
 
 
 class InterfaceInline(admin.TabularInline):
@@ -31,14 +36,27 @@ class InterfaceInline(admin.TabularInline):
         return False
 
 
+class RenameInline(admin.TabularInline):
+    model = InterfaceRename
+    extra = 0
+    fields = ("if_index", "old_name", "new_name", "seen_at")
+    readonly_fields = fields
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+
 @admin.register(Device)
 class DeviceAdmin(admin.ModelAdmin):
     form = DeviceForm
-    list_display = ("name", "host", "snmp_version", "poll_interval_s", "enabled", "status", "last_poll_at", "page")
-    list_filter = ("enabled", "snmp_version")
-    search_fields = ("name", "host")
-    readonly_fields = STATUS_FIELDS
-    inlines = [InterfaceInline]
+    change_form_template = "admin/monitor/device/change_form.html"
+    list_display = ("name", "host", "profile", "poll_interval_s", "enabled", "status", "last_poll_at", "page")
+    list_filter = ("enabled", "snmp_version", "profile")
+    search_fields = ("name", "host", "sys_name")
+    readonly_fields = STATUS_FIELDS + DISCOVERY_FIELDS
+    inlines = [InterfaceInline, RenameInline]
+    actions = ["rediscover"]
     fieldsets = (
         (None, {"fields": ("name", "host", "port", "enabled", "poll_interval_s", "poller_group")}),
         ("SNMP", {"fields": ("snmp_version", "community", "timeout_s", "retries", "max_repetitions")}),
@@ -52,10 +70,11 @@ class DeviceAdmin(admin.ModelAdmin):
                     "v3_auth_key",
                     "v3_priv_protocol",
                     "v3_priv_key",
-                ),
-                "classes": ("collapse",),
+                )
             },
         ),
+        ("Profile", {"fields": ("pinned_profile", "skip_test")}),
+        ("Discovered", {"fields": DISCOVERY_FIELDS}),
         ("Last poll", {"fields": STATUS_FIELDS}),
     )
 
@@ -70,6 +89,56 @@ class DeviceAdmin(admin.ModelAdmin):
     @admin.display(description="graphs")
     def page(self, obj: Device) -> str:
         return format_html("<a href='{}'>open</a>", reverse("device", args=[obj.pk]))
+
+    @admin.action(description="Rediscover at the next poll")
+    def rediscover(self, request: HttpRequest, queryset) -> None:
+        count = queryset.update(rediscover=True)
+        self.message_user(request, f"{count} device(s) will be rediscovered at their next poll.", messages.INFO)
+
+    def get_urls(self):
+        view = self.admin_site.admin_view(self.discover_view)
+        return [
+            path("discover/", view, name="monitor_device_discover"),
+            path("<int:object_id>/discover/", view, name="monitor_device_discover_existing"),
+            *super().get_urls(),
+        ]
+
+    def discover_view(self, request: HttpRequest, object_id: int | None = None) -> HttpResponse:
+        """Test and discover with the form as filled in (nothing is saved): a fragment the page shows."""
+        obj = self.get_object(request, str(object_id)) if object_id else None
+        if request.method != "POST":
+            return HttpResponse("POST the device form here", status=405)
+        allowed = self.has_change_permission(request, obj) if obj else self.has_add_permission(request)
+        if not allowed:
+            return HttpResponse("not allowed", status=403)
+        data = request.POST.copy()
+        data["skip_test"] = ""
+        form = self.get_form(request, obj)(data, instance=obj)
+        valid = form.is_valid()
+        ports = form.discovery.ports if form.discovery else []
+        graphed = {row.name: row.graphed for row in obj.interfaces.all()} if obj else {}
+        rows = [(port, graphed.get(port.name, not port.pseudo)) for port in ports]
+        context = {"form": form, "valid": valid, "found": form.discovery, "rows": rows}
+        return render(request, "admin/monitor/device/_discovery.html", context, status=200 if valid else 400)
+
+    def save_model(self, request: HttpRequest, obj: Device, form: DeviceForm, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        found = form.discovery
+        if found is None:
+            if not change:
+                obj.rediscover = True
+                obj.save(update_fields=["rediscover"])
+            return
+        from monitor.polling import record_discovery
+
+        record_discovery(obj, found)
+        if "discovered_ports" in request.POST:  # the user saw the port list: honour the ticks
+            ticked = set(request.POST.getlist("graph_port"))
+            sync_ports(obj, found.ports)
+            for row in Interface.objects.filter(device=obj, name__in=[p.name for p in found.ports]):
+                if row.graphed != (row.name in ticked):
+                    row.graphed = row.name in ticked
+                    row.save(update_fields=["graphed"])
 
 
 @admin.register(Graph)

@@ -2,10 +2,20 @@
 
 import os
 
-from celery import Celery
+from celery import Celery, signals
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "monitor.settings")
 
 app = Celery("monitor")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks(["monitor"])
+
+
+@signals.worker_init.connect
+def refuse_broken_profiles(**kwargs) -> None:
+    """Workers validate device profiles once at start, like the web server's system check."""
+    from monitor.profiles import problems
+
+    found = problems()
+    if found:
+        raise RuntimeError("device profiles have problems:\n" + "\n".join(found))

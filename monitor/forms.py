@@ -6,7 +6,10 @@ import socket
 
 from django import forms
 
+from collectors.snmptypes import SnmpError, SnmpTimeout
+from monitor import devicetest
 from monitor.models import Device
+from monitor.profiles import choices as profile_choices
 
 SECRET_FIELDS = ("community", "v3_auth_key", "v3_priv_key")
 KEEP_HINT = "Leave empty to keep the stored value."
@@ -21,6 +24,12 @@ class DeviceForm(forms.ModelForm):
     )
     v3_priv_key = forms.CharField(
         label="Privacy key", required=False, widget=forms.PasswordInput(render_value=False), strip=False
+    )
+
+    skip_test = forms.BooleanField(
+        label="Save without testing",
+        required=False,
+        help_text="Save even though the device cannot be reached now (it will be discovered when it answers).",
     )
 
     class Meta:
@@ -42,10 +51,19 @@ class DeviceForm(forms.ModelForm):
             "max_repetitions",
             "poll_interval_s",
             "enabled",
+            "poller_group",
+            "pinned_profile",
         ]
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        self.discovery = None
+        self.fields["pinned_profile"] = forms.ChoiceField(
+            label="Profile",
+            required=False,
+            choices=[("", "automatic (discovery chooses)"), *profile_choices()],
+            help_text="Pin a profile when discovery chooses the wrong one.",
+        )
         for name in SECRET_FIELDS:
             stored = getattr(self.instance, name, "") if self.instance.pk else ""
             self.fields[name].help_text = f"A value is stored. {KEEP_HINT}" if stored else "Not set."
@@ -68,7 +86,27 @@ class DeviceForm(forms.ModelForm):
             self.add_error("community", "A community is needed for SNMP v1 and v2c.")
         if version == "3":
             self._clean_v3(data)
+        if not self.errors and not data.get("skip_test"):
+            self._test_device(data)
         return data
+
+    def _test_device(self, data: dict) -> None:
+        """Talk to the device; a failure is reported next to the field it concerns and nothing is saved."""
+        model_fields = {f.name for f in Device._meta.concrete_fields}
+        candidate = Device(**{f: v for f, v in data.items() if f in model_fields})
+        target = candidate.snmp_target()
+        try:
+            self.discovery = devicetest.run_discovery(target, data.get("pinned_profile") or "")
+        except SnmpError as exc:
+            message = str(exc)
+            if isinstance(exc, SnmpTimeout):
+                message += '. Check the host, port and credentials, or tick "Save without testing".'
+            self.add_error(devicetest.field_for_error(target, exc), message)
+            return
+        if not devicetest.useful(self.discovery):
+            self.add_error(
+                None, "The agent answers but serves no interfaces and no profile matches it: nothing useful to monitor."
+            )
 
     def _clean_v3(self, data: dict) -> None:
         level = data.get("v3_security_level")

@@ -1,8 +1,13 @@
-"""Graph templates: which measurement, tag and fields a graph draws, and how to label them."""
+"""Graph templates: which measurement, tag and fields a graph draws, and how to label them.
+
+Profiles offer templates by slug (collectors/profiles/*.yaml `graphs:`); the system check refuses a
+profile that offers a template missing here. Discovery creates a Graph for every series a poll returns
+that a template of the device's profile can draw.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -23,17 +28,193 @@ class GraphTemplate:
     unit: str
     totals: bool = False  # legend shows the total transferred (rate integrated over the range)
     total_divisor: float = 1.0  # bits -> bytes for traffic
+    group: str = ""  # page section: "ports", "system" or "storage"; empty = derived from the measurement
+    percent_of_speed: bool = False  # may be drawn as a percentage of the port's speed (Interface.speed_bps)
+    filters: dict[str, str] = field(default_factory=dict)  # fixed tag values (e.g. kind=temperature)
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        return tuple(s.field for s in self.series)
 
 
-TEMPLATES = {
-    "traffic": GraphTemplate(
-        slug="traffic",
-        name="In/Out bits per second with total",
-        measurement="interface",
-        instance_tag="port",
-        series=(SeriesDef("in_bps", "In"), SeriesDef("out_bps", "Out")),
-        unit="bit/s",
+def _t(
+    slug: str,
+    name: str,
+    measurement: str,
+    tag: str | None,
+    series: list[tuple[str, str]],
+    unit: str,
+    group: str,
+    **extra,
+) -> GraphTemplate:
+    return GraphTemplate(
+        slug, name, measurement, tag, tuple(SeriesDef(f, label) for f, label in series), unit, group=group, **extra
+    )
+
+
+_ALL = [
+    _t(
+        "traffic",
+        "In/Out bits per second with total",
+        "interface",
+        "port",
+        [("in_bps", "In"), ("out_bps", "Out")],
+        "bit/s",
+        "ports",
         totals=True,
         total_divisor=8.0,
+        percent_of_speed=True,
     ),
-}
+    _t(
+        "errors",
+        "Errors and discards",
+        "interface",
+        "port",
+        [
+            ("in_errors", "In errors"),
+            ("out_errors", "Out errors"),
+            ("in_discards", "In discards"),
+            ("out_discards", "Out discards"),
+        ],
+        "/s",
+        "ports",
+    ),
+    _t(
+        "packets",
+        "Unicast and broadcast packets",
+        "interface",
+        "port",
+        [
+            ("in_ucast_pps", "In unicast"),
+            ("out_ucast_pps", "Out unicast"),
+            ("in_bcast_pps", "In broadcast"),
+            ("out_bcast_pps", "Out broadcast"),
+        ],
+        "pkt/s",
+        "ports",
+    ),
+    _t("cpu", "CPU utilisation", "system", None, [("cpu_util", "CPU")], "%", "system"),
+    _t("memory", "Memory", "system", None, [("mem_used_bytes", "Used"), ("mem_total_bytes", "Total")], "B", "system"),
+    _t(
+        "load",
+        "Load average",
+        "system",
+        None,
+        [("load_1m", "1 min"), ("load_5m", "5 min"), ("load_15m", "15 min")],
+        "",
+        "system",
+    ),
+    _t("processor_load", "Processor load", "processor", "cpu", [("load", "Load")], "%", "system"),
+    _t(
+        "storage_used",
+        "Storage used",
+        "storage",
+        "storage",
+        [("used_bytes", "Used"), ("size_bytes", "Size")],
+        "B",
+        "storage",
+    ),
+    _t(
+        "temperature",
+        "Temperature",
+        "sensor",
+        "name",
+        [("value", "°C"), ("warning_high", "Warning level")],
+        "°C",
+        "system",
+        filters={"kind": "temperature"},
+    ),
+    _t("fans", "Fan speed", "sensor", "name", [("value", "rpm")], "rpm", "system", filters={"kind": "fan"}),
+    _t(
+        "disk_throughput",
+        "Disk throughput",
+        "disk_io",
+        "disk",
+        [("read_bps", "Read"), ("write_bps", "Write")],
+        "B/s",
+        "storage",
+    ),
+    _t(
+        "disk_iops",
+        "Disk operations",
+        "disk_io",
+        "disk",
+        [("read_iops", "Read"), ("write_iops", "Write")],
+        "IOPS",
+        "storage",
+    ),
+    _t("disk_temperature", "Disk temperature", "disk", "disk", [("temperature_c", "°C")], "°C", "storage"),
+    _t(
+        "volume_iops",
+        "Volume IOPS",
+        "volume",
+        "volume",
+        [("read_iops", "Read"), ("write_iops", "Write")],
+        "IOPS",
+        "storage",
+    ),
+    _t(
+        "volume_throughput",
+        "Volume throughput",
+        "volume",
+        "volume",
+        [("read_bps", "Read"), ("write_bps", "Write")],
+        "B/s",
+        "storage",
+    ),
+    _t(
+        "volume_latency",
+        "Volume latency",
+        "volume",
+        "volume",
+        [("read_latency_ms", "Read"), ("write_latency_ms", "Write")],
+        "ms",
+        "storage",
+    ),
+    _t(
+        "volume_capacity",
+        "Volume capacity",
+        "volume",
+        "volume",
+        [("used_bytes", "Used"), ("size_bytes", "Size")],
+        "B",
+        "storage",
+    ),
+    _t(
+        "member_iops",
+        "Member IOPS",
+        "member",
+        "member",
+        [("read_iops", "Read"), ("write_iops", "Write")],
+        "IOPS",
+        "storage",
+    ),
+    _t(
+        "member_latency",
+        "Member latency",
+        "member",
+        "member",
+        [("read_latency_ms", "Read"), ("write_latency_ms", "Write")],
+        "ms",
+        "storage",
+    ),
+    _t(
+        "pool_capacity",
+        "Pool capacity",
+        "pool",
+        "pool",
+        [("used_bytes", "Used"), ("size_bytes", "Size")],
+        "B",
+        "storage",
+    ),
+    _t(
+        "raid_capacity",
+        "RAID capacity",
+        "raid",
+        "raid",
+        [("free_bytes", "Free"), ("size_bytes", "Size")],
+        "B",
+        "storage",
+    ),
+]
+TEMPLATES: dict[str, GraphTemplate] = {t.slug: t for t in _ALL}

@@ -1,28 +1,34 @@
-"""Keep the Interface and Graph rows in step with the ports a poll saw (by name, not ifIndex)."""
+"""Keep Interface and Graph rows in step with what polls see (ports by name, graphs from the profile's offers)."""
 
 from __future__ import annotations
 
-from collectors.interfaces import Port
-from monitor.models import Device, Graph, Interface
+from collectors.interfaces import COUNTER_GROUPS, Port
+from collectors.profiles import IF_COUNTER_GROUPS, Profile
+from collectors.samples import Sample
+from monitor.graphtemplates import TEMPLATES, GraphTemplate
+from monitor.models import Device, Graph, Interface, InterfaceRename
 
 TRACKED = ("if_index", "alias", "speed_bps", "oper_up", "hc_counters")
+DEFAULT_OFFERS = ("traffic",)  # a device without a profile still gets its traffic graphs
 
 
-def sync_ports(device: Device, ports: list[Port]) -> None:
-    """Create rows for new ports and their traffic graphs; update only the fields that changed."""
+def sync_ports(device: Device, ports: list[Port], graph_new: bool | None = None) -> None:
+    """Create rows for new ports (pseudo-ports not graphed by default); update only fields that changed."""
     existing = {row.name: row for row in Interface.objects.filter(device=device)}
+    seen = {port.name for port in ports}
+    by_index = {row.if_index: row for row in existing.values() if row.name not in seen}
     new_rows = []
     for port in ports:
         row = existing.get(port.name)
-        values = {
-            "if_index": port.if_index,
-            "alias": port.alias,
-            "speed_bps": port.speed_bps,
-            "oper_up": port.oper_up,
-            "hc_counters": port.hc_counters,
-        }
+        values = {field: getattr(port, field) for field in TRACKED}
         if row is None:
-            new_rows.append(Interface(device=device, name=port.name, **values))
+            graphed = (not port.pseudo) if graph_new is None else graph_new
+            new_rows.append(Interface(device=device, name=port.name, graphed=graphed, **values))
+            old = by_index.get(port.if_index)
+            if old is not None:
+                InterfaceRename.objects.create(
+                    device=device, if_index=port.if_index, old_name=old.name, new_name=port.name
+                )
             continue
         changed = [field for field in TRACKED if getattr(row, field) != values[field]]
         if changed:
@@ -31,21 +37,54 @@ def sync_ports(device: Device, ports: list[Port]) -> None:
             row.save(update_fields=[*changed, "last_seen"])
     if new_rows:
         Interface.objects.bulk_create(new_rows, ignore_conflicts=True)
-        ensure_traffic_graphs(device)
 
 
-def ensure_traffic_graphs(device: Device) -> None:
-    """One "Traffic" graph per graphed port, ordered by ifIndex."""
-    have = set(Graph.objects.filter(device=device, template="traffic").values_list("instance", flat=True))
-    graphs = [
+def ensure_graphs(device: Device, profile: Profile | None, samples: list[Sample]) -> int:
+    """Create the graphs the profile offers for every series these samples carry; returns how many were new."""
+    slugs = [offer.template for offer in profile.graphs] if profile else list(DEFAULT_OFFERS)
+    templates = [TEMPLATES[slug] for slug in dict.fromkeys(slugs) if slug in TEMPLATES]
+    graphed_ports = set(Interface.objects.filter(device=device, graphed=True).values_list("name", flat=True))
+    # A port's rates only appear from its second poll: offer its graphs from the fields it will carry.
+    groups = profile.interface_counters if profile else IF_COUNTER_GROUPS
+    port_fields = {"in_bps", "out_bps", *(f for g in groups for f in COUNTER_GROUPS[g])}
+    wanted: dict[tuple[str, str], int] = {}
+    for sample in samples:
+        fields = set(sample.fields)
+        if sample.measurement == "interface":
+            if sample.tags.get("port") not in graphed_ports:
+                continue
+            fields |= port_fields
+        for template in templates:
+            if _draws(template, sample, fields):
+                instance = sample.tags.get(template.instance_tag, "") if template.instance_tag else ""
+                wanted.setdefault((template.slug, instance), len(wanted))
+    have = set(Graph.objects.filter(device=device).values_list("template", "instance"))
+    order = {slug: i for i, slug in enumerate(TEMPLATES)}
+    new = [
         Graph(
             device=device,
-            template="traffic",
-            instance=row.name,
-            title=f"Traffic {row.name}",
-            position=1000 + row.if_index,
+            template=slug,
+            instance=instance,
+            title=_title(TEMPLATES[slug], instance),
+            position=order[slug] * 10000 + position,
         )
-        for row in Interface.objects.filter(device=device, graphed=True)
-        if row.name not in have
+        for (slug, instance), position in wanted.items()
+        if (slug, instance) not in have
     ]
-    Graph.objects.bulk_create(graphs, ignore_conflicts=True)
+    Graph.objects.bulk_create(new, ignore_conflicts=True)
+    return len(new)
+
+
+def _draws(template: GraphTemplate, sample: Sample, fields: set[str]) -> bool:
+    if sample.measurement != template.measurement:
+        return False
+    if any(sample.tags.get(k) != v for k, v in template.filters.items()):
+        return False
+    if template.instance_tag and template.instance_tag not in sample.tags:
+        return False
+    return any(field in fields for field in template.fields)
+
+
+def _title(template: GraphTemplate, instance: str) -> str:
+    short = {"traffic": "Traffic"}.get(template.slug, template.name)
+    return f"{short} {instance}".strip()

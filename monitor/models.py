@@ -74,6 +74,22 @@ class Device(models.Model):
         "Start a worker for a group with: celery -A monitor worker -Q <group>",
     )
 
+    pinned_profile = models.CharField(
+        max_length=100,
+        blank=True,
+        default="",
+        help_text="Use this profile instead of the one discovery chooses (empty: automatic).",
+    )
+
+    # What discovery found (written by the poller, read-only in the admin).
+    profile = models.CharField(max_length=100, blank=True, default="")
+    profile_reason = models.CharField(max_length=200, blank=True, default="")
+    sys_descr = models.TextField(blank=True, default="")
+    sys_object_id = models.CharField(max_length=200, blank=True, default="")
+    sys_name = models.CharField(max_length=255, blank=True, default="")
+    discovered_at = models.DateTimeField(null=True, blank=True)
+    rediscover = models.BooleanField(default=False, help_text="Rediscover at the next poll.")
+
     # What the poller last saw (written by the poller, read-only in the admin).
     last_poll_at = models.DateTimeField(null=True, blank=True)
     last_success_at = models.DateTimeField(null=True, blank=True)
@@ -82,6 +98,7 @@ class Device(models.Model):
     consecutive_failures = models.PositiveIntegerField(default=0)
     last_poll_duration_s = models.FloatField(null=True, blank=True)
     uptime_s = models.FloatField(null=True, blank=True)
+    poll_warnings = models.TextField(blank=True, default="", help_text="Metrics the last poll could not read.")
 
     class Meta:
         ordering = ["name"]
@@ -132,6 +149,19 @@ class Interface(models.Model):
 
     def __str__(self) -> str:
         return f"{self.device.name} {self.name}"
+
+
+class InterfaceRename(models.Model):
+    """A port whose ifIndex now carries another name: kept so a user can follow its history."""
+
+    device = models.ForeignKey(Device, on_delete=models.CASCADE, related_name="renames")
+    if_index = models.PositiveIntegerField()
+    old_name = models.CharField(max_length=255)
+    new_name = models.CharField(max_length=255)
+    seen_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-seen_at"]
 
 
 class Graph(models.Model):

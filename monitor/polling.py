@@ -10,12 +10,14 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from collectors.discovery import Discovery, discover
 from collectors.poll import PollResult, poll_device
 from collectors.samples import Sample
 from collectors.snmptypes import SnmpError
 from monitor import aio, services
-from monitor.inventory import sync_ports
+from monitor.inventory import ensure_graphs, sync_ports
 from monitor.models import Device
+from monitor.profiles import registry
 from monitor.signals import poll_finished
 
 log = logging.getLogger(__name__)
@@ -48,11 +50,20 @@ def _poll_and_record(device: Device) -> str:
     key = str(device.pk)
     store = services.counter_store()
     try:
+        if needs_discovery(device):
+            record_discovery(
+                device,
+                aio.run(
+                    discover(device.snmp_target(), registry(), device.pinned_profile, settings.MONITOR_SNMP_ENGINE)
+                ),
+            )
+        profile = registry().get(device.profile)
         result = aio.run(
             poll_device(
                 device.snmp_target(),
                 key,
                 store.load(key),
+                profile=profile,
                 tolerance=settings.MONITOR_LINE_RATE_TOLERANCE,
                 engine=settings.MONITOR_SNMP_ENGINE,
             )
@@ -70,6 +81,7 @@ def _poll_and_record(device: Device) -> str:
     store.save(key, result.state)
     written = services.influx_writer().write([*result.samples, _poller_sample(key, result)])
     sync_ports(device, result.ports)
+    ensure_graphs(device, profile, result.samples)
     _record_success(device, result, written)
     _notify(device, result.samples, "")
     return "ok" if written else "ok: samples spooled, InfluxDB unavailable"
@@ -88,6 +100,33 @@ def _notify(device: Device, samples: list[Sample], error: str) -> None:
             )
 
 
+def needs_discovery(device: Device) -> bool:
+    """Discover when never done, when asked (on demand or after a reboot), daily, or the pinned profile changed."""
+    if device.rediscover or not device.profile or device.discovered_at is None:
+        return True
+    if device.pinned_profile and device.pinned_profile != device.profile:
+        return True
+    return (timezone.now() - device.discovered_at).total_seconds() > settings.MONITOR_REDISCOVER_S
+
+
+def record_discovery(device: Device, found: Discovery) -> None:
+    """Store identity and profile on the device and create its port rows."""
+    identity = found.identity
+    fields = {
+        "profile": found.profile,
+        "profile_reason": found.matched_by[:200],
+        "sys_descr": identity.sys_descr,
+        "sys_object_id": identity.sys_object_id[:200],
+        "sys_name": identity.sys_name,
+        "rediscover": False,
+        "discovered_at": timezone.now(),
+    }
+    Device.objects.filter(pk=device.pk).update(**fields)
+    for name, value in fields.items():
+        setattr(device, name, value)
+    sync_ports(device, found.ports)
+
+
 def _poller_sample(key: str, result: PollResult) -> Sample:
     fields = {"duration_s": float(result.duration_s), "requests": result.requests, "ok": 1}
     return Sample("poller", {"device": key}, fields, time.time())
@@ -104,6 +143,8 @@ def _record_success(device: Device, result: PollResult, written: bool) -> None:
         consecutive_failures=0,
         last_poll_duration_s=result.duration_s,
         uptime_s=result.uptime_s,
+        poll_warnings="\n".join(result.errors)[:4000],
+        rediscover=result.rebooted,
     )
 
 

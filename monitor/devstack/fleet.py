@@ -134,8 +134,12 @@ def powerconnect_6248(community: str = "pc6248", name: str = "pc6248-demo", busy
     )
 
 
-def equallogic_array(community: str = "eql", name: str = "eql-demo") -> SimDevice:
-    """A Dell EqualLogic PS-like member: three iSCSI ports and a management port."""
+def equallogic_array(community: str = "eql", name: str = "eql-demo", volumes: int = 3) -> SimDevice:
+    """A Dell EqualLogic PS-like member: iSCSI ports, health, sensors, a pool and volumes with I/O counters.
+
+    Volume v (1-based) does 100*v read and 50*v write operations per second at (1.5*v) ms and (0.5*v) ms
+    average latency, moving 8 KiB per operation; latency sums count microseconds, as real arrays do.
+    """
     ports = [
         SimPort(
             index=i + 1,
@@ -149,10 +153,41 @@ def equallogic_array(community: str = "eql", name: str = "eql-demo") -> SimDevic
         for i in range(4)
     ]
     member = "1.1841966935"
+    eql = "1.3.6.1.4.1.12740"
     extra = [
-        (f"1.3.6.1.4.1.12740.2.1.1.1.9.{member}", "4", "eql-member-1"),
-        (f"1.3.6.1.4.1.12740.2.1.5.1.1.{member}", "2", "1"),
+        (f"{eql}.2.1.1.1.9.{member}", "4", "eql-member-1"),
+        (f"{eql}.2.1.5.1.1.{member}", "2", "1"),
+        (f"{eql}.2.1.10.1.1.{member}", "2", "4194304"),
+        (f"{eql}.2.1.10.1.2.{member}", "2", "1572864"),
+        (f"{eql}.2.1.12.1.1.{member}", "66", str(4 * volumes)),
+        (f"{eql}.16.1.1.1.3.1.1", "4", "default"),
+        (f"{eql}.16.1.2.1.1.1.1", "70", "4194304"),
+        (f"{eql}.16.1.2.1.2.1.1", "70", "1572864"),
     ]
+    for n, (sensor, celsius) in enumerate([("Backplane sensor 0", 31), ("Control module 0 processor", 54)], 1):
+        extra += [
+            (f"{eql}.2.1.6.1.2.{member}.{n}", "4", sensor),
+            (f"{eql}.2.1.6.1.3.{member}.{n}", "2:simdev", f"g={celsius},k=temp{n}"),
+            (f"{eql}.2.1.6.1.4.{member}.{n}", "2", "1"),
+            (f"{eql}.2.1.6.1.5.{member}.{n}", "2", "70"),
+            (f"{eql}.2.1.6.1.6.{member}.{n}", "2", "60"),
+        ]
+    member_idx = "1841966935"
+    for v in range(1, volumes + 1):
+        idx = f"{member_idx}.{v}"
+        reads, writes = 100.0 * v, 50.0 * v
+        extra += [
+            (f"{eql}.5.1.7.1.1.4.{idx}", "4", f"vmfs-datastore-{v}"),
+            (f"{eql}.5.1.7.1.1.8.{idx}", "2", str(512000 * v)),
+            (f"{eql}.5.1.7.7.1.9.{idx}", "2", "4"),
+            (f"{eql}.5.1.7.7.1.13.{idx}", "66", str(200000 * v)),
+            (f"{eql}.5.1.7.34.1.3.{idx}", "70:simdev", f"r={reads * 8192},b=64,k=vol{v}-rx"),
+            (f"{eql}.5.1.7.34.1.4.{idx}", "70:simdev", f"r={writes * 8192},b=64,k=vol{v}-wx"),
+            (f"{eql}.5.1.7.34.1.6.{idx}", "70:simdev", f"r={reads * 1500 * v},b=64,k=vol{v}-rlat"),
+            (f"{eql}.5.1.7.34.1.7.{idx}", "70:simdev", f"r={writes * 500 * v},b=64,k=vol{v}-wlat"),
+            (f"{eql}.5.1.7.34.1.8.{idx}", "70:simdev", f"r={reads},b=64,k=vol{v}-rops"),
+            (f"{eql}.5.1.7.34.1.9.{idx}", "70:simdev", f"r={writes},b=64,k=vol{v}-wops"),
+        ]
     return SimDevice(community, "Storage Array", "1.3.6.1.4.1.12740.17.1", name, ports, extra)
 
 

@@ -1,0 +1,210 @@
+"""Turn a profile's scalars and tables into samples: parse strings, scale, rates for counters, ratios of deltas."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from collectors.counters import Reading, counter_rate
+from collectors.profiles import DERIVED, Metric, Profile, Table
+from collectors.samples import CounterState, Sample
+from collectors.sessions import Session
+from collectors.snmptypes import SnmpError, SnmpValue
+
+NUMERIC = ("int", "gauge", "counter32", "counter64", "timeticks")
+
+
+class ValueProblem(ValueError):
+    """A value the device sent cannot be read as this metric (the message says why)."""
+
+
+@dataclass
+class MetricReport:
+    """What reading a profile's metrics produced: samples, and per-metric problems (the rest still counts)."""
+
+    samples: list[Sample] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    values: list[tuple[str, dict[str, str], float | str, str]] = field(default_factory=list)  # for the probe
+
+
+def to_number(value: SnmpValue, metric: Metric) -> float:
+    """A number from a device value: numbers as they are, strings through the metric's regex or float()."""
+    if value.kind in NUMERIC:
+        if metric.parse is not None:
+            raise ValueProblem(f"expected a string to parse, got a number of type {value.kind}")
+        return float(value.value) * metric.scale + metric.offset
+    if value.kind == "octets":
+        text = value.printable(4096)
+        if metric.parse is not None:
+            found = metric.parse.findall(text)
+            if len(found) <= metric.pick:
+                raise ValueProblem(f"{text[:60]!r} does not match the profile's pattern")
+            return float(found[metric.pick]) * metric.scale + metric.offset
+        try:
+            return float(text) * metric.scale + metric.offset
+        except ValueError:
+            raise ValueProblem(f"expected a number, got the string {text[:60]!r}") from None
+    raise ValueProblem(f"expected a number, got a value of type {value.kind}")
+
+
+async def read_metrics(
+    session: Session,
+    profile: Profile,
+    device_key: str,
+    previous: CounterState | None,
+    state: CounterState,
+    read_at: float,
+    rebooted: bool,
+) -> MetricReport:
+    """Read every scalar and table of the profile; problems are per metric, never fatal to the poll."""
+    report = MetricReport()
+    context = _Context(previous, state, read_at, rebooted)
+    if profile.scalars:
+        oids = [oid for m in profile.scalars for oid in m.oids]
+        started = time.time()
+        values = await session.get(oids)
+        context.read_at = (started + time.time()) / 2
+        fields: dict[str, float] = {}
+        for metric in profile.scalars:
+            _evaluate(
+                metric,
+                [values.get(o) for o in metric.oids],
+                f"{profile.scalar_measurement}|",
+                fields,
+                context,
+                report,
+                {},
+            )
+        _ratios(profile.scalars, f"{profile.scalar_measurement}|", fields, context)
+        emitted = {k: v for k, v in fields.items() if _emitted(profile.scalars, k)}
+        if emitted:
+            report.samples.append(Sample(profile.scalar_measurement, {"device": device_key}, emitted, read_at))
+    for table in profile.tables:
+        try:
+            await _read_table(session, table, device_key, context, report)
+        except SnmpError as exc:
+            report.errors.append(f"{table.name}: {exc}")
+    return report
+
+
+@dataclass
+class _Context:
+    previous: CounterState | None
+    state: CounterState
+    read_at: float
+    rebooted: bool
+
+
+async def _read_table(session: Session, table: Table, device_key: str, ctx: _Context, report: MetricReport) -> None:
+    columns = sorted({oid for m in table.metrics for oid in m.oids} | {t.column for t in table.tags if t.column})
+    started = time.time()
+    walked = await session.walk(columns, max_rows=table.max_rows)
+    ctx.read_at = (started + time.time()) / 2  # this table's counters were read now
+    rows = sorted({index for column in walked.values() for index in column})
+    if not rows:
+        report.missing.append(f"{table.name}: no rows")
+        return
+    for index in rows:
+        tags = _row_tags(table, walked, index)
+        if tags is None or (table.skip is not None and table.skip.search(next(iter(tags.values()), ""))):
+            continue
+        key = f"{table.measurement}|{'|'.join(f'{k}={v}' for k, v in sorted(tags.items()))}|"
+        fields: dict[str, float] = {}
+        for metric in table.metrics:
+            _evaluate(metric, [walked[o].get(index) for o in metric.oids], key, fields, ctx, report, tags)
+        _ratios(table.metrics, key, fields, ctx)
+        emitted = {k: v for k, v in fields.items() if _emitted(table.metrics, k)}
+        if emitted:
+            sample_tags = {"device": device_key, **table.static_tags, **tags}
+            report.samples.append(Sample(table.measurement, sample_tags, emitted, ctx.read_at))
+
+
+def _row_tags(table: Table, walked: dict, index: tuple[int, ...]) -> dict[str, str] | None:
+    tags = {}
+    for tag in table.tags:
+        if tag.column:
+            value = walked[tag.column].get(index)
+            text = value.printable() if value is not None else ""
+            if not text and value is not None and value.kind in NUMERIC:
+                text = str(value.value)
+        else:
+            text = str(index[tag.index_part]) if tag.index_part is not None and tag.index_part < len(index) else ""
+        if not text:
+            text = ".".join(map(str, index))
+        tags[tag.name] = text
+    return tags
+
+
+def _evaluate(
+    metric: Metric,
+    values: list[SnmpValue | None],
+    key: str,
+    fields: dict[str, float],
+    ctx: _Context,
+    report: MetricReport,
+    tags: dict[str, str],
+) -> None:
+    if metric.type in DERIVED:
+        return
+    present = [v for v in values if v is not None and not v.missing]
+    if not present:
+        report.missing.append(metric.name)
+        return
+    problems = []
+    for value in present:  # the first OID whose value reads as a number wins
+        try:
+            number = to_number(value, metric)
+        except ValueProblem as exc:
+            problems.append(str(exc))
+            continue
+        if metric.type == "counter":
+            bits = 64 if value.kind == "counter64" else 32
+            raw = int(value.value) if value.kind in NUMERIC else int(number)
+            ctx.state.counters[key + metric.name] = (raw, bits, ctx.read_at)
+            fields["_raw_" + metric.name] = raw
+            rate = counter_rate(
+                _previous(ctx, key + metric.name), Reading(raw, bits, ctx.read_at), rebooted=ctx.rebooted
+            )
+            if rate.per_second is not None:
+                fields[metric.name] = rate.per_second * metric.scale
+        else:
+            fields[metric.name] = number
+        if metric.name in fields:
+            report.values.append((metric.name, tags, fields[metric.name], metric.unit))
+        return
+    report.errors.append(f"{metric.name}: {problems[0]}")
+
+
+def _ratios(metrics: tuple[Metric, ...], key: str, fields: dict[str, float], ctx: _Context) -> None:
+    """Per-interval averages such as latency per operation: delta(numerator) / delta(denominator)."""
+    for metric in metrics:
+        if metric.type in ("difference", "product"):
+            a, b = fields.get(metric.numerator), fields.get(metric.denominator)
+            if a is not None and b is not None:
+                fields[metric.name] = (a - b if metric.type == "difference" else a * b) * metric.scale
+            continue
+        if metric.type != "ratio" or ctx.rebooted:
+            continue
+        deltas = []
+        for part in (metric.numerator, metric.denominator):
+            now = fields.get("_raw_" + part)
+            before = _previous(ctx, key + part)
+            if now is None or before is None or now < before.value:
+                break
+            deltas.append(now - before.value)
+        if len(deltas) == 2 and deltas[1] > 0:
+            fields[metric.name] = deltas[0] / deltas[1] * metric.scale
+    for name in [k for k in fields if k.startswith("_raw_")]:
+        fields.pop(name)
+
+
+def _previous(ctx: _Context, key: str) -> Reading | None:
+    if ctx.previous is None or key not in ctx.previous.counters:
+        return None
+    value, bits, at = ctx.previous.counters[key]
+    return Reading(value, bits, at)
+
+
+def _emitted(metrics: tuple[Metric, ...], name: str) -> bool:
+    return any(m.name == name and m.emit for m in metrics)
