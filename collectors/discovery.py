@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import time
+
 from collectors.interfaces import Port, read_ports
+from collectors.metrics import read_metrics
 from collectors.profiles import Profile
+from collectors.samples import CounterState
 from collectors.sessions import Session, open_session
 from collectors.snmptypes import SnmpError, SnmpTarget
 
@@ -36,6 +40,7 @@ class Discovery:
     matched_by: str
     ports: list[Port] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    inventory: dict[str, list[str]] = field(default_factory=dict)  # sensors, volumes, disks... by measurement
 
 
 async def identify(session: Session) -> Identity:
@@ -99,4 +104,11 @@ async def discover(
             result.ports = await read_ports(session)
         except SnmpError as exc:
             result.errors.append(f"interfaces: {exc}")
+    if profile is not None and profile.tables:
+        report = await read_metrics(session, profile, "discovery", None, CounterState(), time.time(), False)
+        result.errors += report.errors
+        for sample in report.samples:
+            if sample.measurement != profile.scalar_measurement:
+                label = ", ".join(v for k, v in sample.tags.items() if k != "device")
+                result.inventory.setdefault(sample.measurement, []).append(label)
     return result

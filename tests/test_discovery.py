@@ -64,6 +64,14 @@ def test_test_and_discover_shows_the_ports_and_the_unticked_ones_are_not_graphed
     assert instances == set(ticked)
 
 
+def test_discovery_lists_sensors_volumes_and_disks(agent, admin_client):
+    data = {**management_data(admin_client), **device_form(agent, "eql")}
+    html = admin_client.post("/admin/monitor/device/discover/", data).content.decode()
+    assert "dell-equallogic" in html
+    assert "vmfs-datastore-1; vmfs-datastore-2; vmfs-datastore-3" in html
+    assert "Control module 0 processor" in html and "eql-member-1" in html
+
+
 def test_wrong_community_is_explained_next_to_the_community_and_nothing_is_saved(agent, admin_client):
     data = {**management_data(admin_client), **device_form(agent, "switch")}
     data.update(community="not-the-community", timeout_s="0.5")

@@ -121,6 +121,7 @@ class Command(BaseCommand):
                 }
                 for p in found.ports
             ],
+            "inventory": found.inventory,
             "metrics": metrics,
             "errors": [*found.errors, *second.errors],
             "missing": second.missing,
@@ -139,6 +140,8 @@ class Command(BaseCommand):
                 f"  {port['name']:<24} {port['oper_status']:<7} {port['speed_bps'] / 1e6:>8.0f} Mbit/s "
                 f"{'64-bit' if port['hc_counters'] else '32-bit'} {port['alias']}"
             )
+        for measurement, items in report["inventory"].items():
+            out(f"{measurement} ({len(items)}): {'; '.join(items)}")
         out(f"metrics ({len(report['metrics'])}):")
         for metric in report["metrics"]:
             tags = ",".join(f"{k}={v}" for k, v in metric["tags"].items())
