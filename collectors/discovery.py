@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import time
+from dataclasses import dataclass, field
 
 from collectors.interfaces import Port, read_ports
 from collectors.metrics import read_metrics

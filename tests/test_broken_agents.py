@@ -27,8 +27,8 @@ def system(descr_tag: str, descr: str, object_id: str = "1.3.6.1.4.1.674.10895.3
 
 RECORDINGS = {
     # Counters delivered as strings, a speed as a string, the CPU string as an integer, memory as text.
-    "wrongtypes": system("4", "PowerConnect 6248, 3.3.7.3, VxWorks 6.5")
-    + [
+    "wrongtypes": [
+        *system("4", "PowerConnect 6248, 3.3.7.3, VxWorks 6.5"),
         "1.3.6.1.2.1.2.2.1.8.1|2|1",
         "1.3.6.1.2.1.2.2.1.8.2|2|1",
         "1.3.6.1.2.1.31.1.1.1.1.1|4|1/g1",
@@ -44,8 +44,8 @@ RECORDINGS = {
         f"{FASTPATH}.4.0|2|7",
     ],
     # Binary garbage with markup in sysDescr and an alias.
-    "garbage": system("4x", GARBAGE_HEX, "1.3.6.1.4.1.9999.7")
-    + [
+    "garbage": [
+        *system("4x", GARBAGE_HEX, "1.3.6.1.4.1.9999.7"),
         "1.3.6.1.2.1.2.2.1.2.1|4|eth0",
         "1.3.6.1.2.1.2.2.1.8.1|2|1",
         "1.3.6.1.2.1.2.2.1.10.1|65|10",
@@ -53,8 +53,11 @@ RECORDINGS = {
         f"1.3.6.1.2.1.31.1.1.1.18.1|4x|{GARBAGE_HEX}",
     ],
     # A sysDescr as large as a UDP datagram allows (~60 KB), and nothing else useful.
-    "huge": system("4", "x" * 60000, "1.3.6.1.4.1.9999.8")
-    + ["1.3.6.1.2.1.2.2.1.2.1|4|eth0", "1.3.6.1.2.1.2.2.1.8.1|2|1"],
+    "huge": [
+        *system("4", "x" * 60000, "1.3.6.1.4.1.9999.8"),
+        "1.3.6.1.2.1.2.2.1.2.1|4|eth0",
+        "1.3.6.1.2.1.2.2.1.8.1|2|1",
+    ],
     # A PowerConnect whose sensor and port tables are all empty.
     "empty": system("4", "PowerConnect 6224, 3.3.18.1, VxWorks 6.5", "1.3.6.1.4.1.674.10895.3010"),
 }
