@@ -34,6 +34,7 @@ test: deps install influxd
 	INFLUXD=$$(bash scripts/ensure-influxd.sh) $(PY) -m pytest
 
 bench: deps install influxd
+	$(PY) -m pip install --quiet -r requirements-bench.txt
 	INFLUXD=$$(bash scripts/ensure-influxd.sh) $(PY) bench/run.py
 
 lint: install

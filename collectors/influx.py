@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import time
@@ -12,6 +13,7 @@ from influxdb_client import InfluxDBClient, WritePrecision
 from influxdb_client.client.write_api import SYNCHRONOUS
 
 from collectors.lineprotocol import format_samples
+from collectors.procs import gone
 from collectors.samples import Sample
 
 log = logging.getLogger(__name__)
@@ -78,7 +80,6 @@ class InfluxWriter:
         return sorted(p for p in self.spool_dir.glob("*.lp") if p.is_file())
 
     def _spool(self, lines: list[str]) -> None:
-        self.spool_dir.mkdir(parents=True, exist_ok=True)
         data = ("\n".join(lines) + "\n").encode()
         if self.spooled_bytes() + len(data) > self.spool_max_bytes:
             log.error(
@@ -87,11 +88,18 @@ class InfluxWriter:
             return
         name = f"{time.time_ns():020d}-{os.getpid()}.lp"
         tmp = self.spool_dir / (name + ".tmp")
-        tmp.write_bytes(data)
-        tmp.rename(self.spool_dir / name)
+        try:
+            self.spool_dir.mkdir(parents=True, exist_ok=True)
+            tmp.write_bytes(data)
+            tmp.rename(self.spool_dir / name)
+        except OSError as exc:  # disk full or read-only: say so; polling of other devices goes on
+            log.error("cannot spool %d lines to %s: %s", len(lines), self.spool_dir, exc.strerror)
+            with contextlib.suppress(OSError):
+                tmp.unlink()
 
     def replay_spool(self, limit_files: int = 50) -> int:
         """Send spooled files oldest first; each is claimed by rename so two workers never send one twice."""
+        self._reclaim_orphans()
         sent = 0
         for path in self._spool_files()[:limit_files]:
             claimed = path.with_suffix(f".claimed-{os.getpid()}")
@@ -108,3 +116,13 @@ class InfluxWriter:
             claimed.unlink()
             sent += 1
         return sent
+
+    def _reclaim_orphans(self) -> None:
+        """Put back files claimed by a worker that died mid-replay (its pid no longer exists)."""
+        if not self.spool_dir.is_dir():
+            return
+        for claimed in self.spool_dir.glob("*.claimed-*"):
+            pid = claimed.suffix.rpartition("-")[2]
+            if pid.isdigit() and gone(int(pid)):
+                with contextlib.suppress(FileNotFoundError):
+                    claimed.rename(claimed.with_suffix(".lp"))

@@ -1,4 +1,4 @@
-"""Choose the SNMP engine behind the session interface (get/walk): pysnmp by default."""
+"""Choose the SNMP engine behind the session interface (get/walk): pysnmp by default, or the lean "fast" one."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Protocol
 
 from collectors.snmptypes import Oid, SnmpTarget, SnmpValue
 
-ENGINES = ("pysnmp",)
+ENGINES = ("pysnmp", "fast")
 
 
 class Session(Protocol):
@@ -21,8 +21,12 @@ class Session(Protocol):
 
 
 def open_session(target: SnmpTarget, engine: str = "pysnmp") -> Session:
-    """A session to one agent on the named engine."""
-    if engine == "pysnmp":
+    """A session to one agent on the named engine; "fast" hands SNMPv3 targets to pysnmp."""
+    if engine == "fast" and target.version in ("1", "2c"):
+        from collectors.fastsnmp import FastSession
+
+        return FastSession(target)
+    if engine in ENGINES:
         from collectors.snmp import SnmpSession
 
         return SnmpSession(target)

@@ -8,4 +8,4 @@ class MonitorConfig(AppConfig):
     verbose_name = "SNMP monitor"
 
     def ready(self) -> None:
-        from monitor import checks  # noqa: F401 (registers the system checks)
+        from monitor import checks, ratelimit  # noqa: F401 (registers the system checks and login counting)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from datetime import datetime, timedelta, timezone
 
 
@@ -39,10 +40,14 @@ def literal(value: object) -> str:
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "$": "\\$"}
 
 
-def bind(script: str, params: dict[str, object]) -> str:
-    """Prefix the script with a `params` record so it can refer to params.name."""
+def bind(script: str, params: dict[str, object], imports: tuple[str, ...] = ()) -> str:
+    """Prefix the script with its imports and a `params` record so it can refer to params.name."""
     for name in params:
         if not name.isidentifier():
             raise FluxValueError(f"bad parameter name {name!r}")
+    for package in imports:
+        if not re.fullmatch(r"[a-z][a-z0-9/]*", package):
+            raise FluxValueError(f"bad package name {package!r}")
+    head = "".join(f'import "{package}"\n' for package in imports)
     record = ", ".join(f"{name}: {literal(value)}" for name, value in params.items())
-    return f"params = {{{record}}}\n{script}"
+    return f"{head}params = {{{record}}}\n{script}"

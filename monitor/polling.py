@@ -14,7 +14,7 @@ from collectors.discovery import Discovery, discover
 from collectors.poll import PollResult, poll_device
 from collectors.samples import Sample
 from collectors.snmptypes import SnmpError
-from monitor import aio, services
+from monitor import aio, locks, services
 from monitor.inventory import ensure_graphs, sync_ports
 from monitor.models import Device
 from monitor.profiles import registry
@@ -37,16 +37,16 @@ def run_poll(device_id: int, tick: int | None = None) -> str:
         return "skipped: tick already polled"
     budget = int(device.timeout_s * (device.retries + 1) * 8) + 30
     lock = RUNNING_KEY.format(device=device_id)
-    if not redis.set(lock, tick or int(time.time()), nx=True, ex=max(interval, budget)):
+    if not locks.acquire(redis, lock, max(interval, budget)):
         _record_failure(device, "poll skipped: the previous poll is still running", skipped=True)
         return "skipped: previous poll still running"
     try:
-        return _poll_and_record(device)
+        return _poll_and_record(device, tick)
     finally:
-        redis.delete(lock)
+        locks.release(redis, lock)
 
 
-def _poll_and_record(device: Device) -> str:
+def _poll_and_record(device: Device, tick: int | None = None) -> str:
     key = str(device.pk)
     store = services.counter_store()
     try:
@@ -79,7 +79,7 @@ def _poll_and_record(device: Device) -> str:
         _notify(device, [], message)
         return f"failed: {type(exc).__name__}"
     store.save(key, result.state)
-    written = services.influx_writer().write([*result.samples, _poller_sample(key, result)])
+    written = services.influx_writer().write([*result.samples, _poller_sample(key, result, tick)])
     sync_ports(device, result.ports)
     ensure_graphs(device, profile, result.samples)
     _record_success(device, result, written)
@@ -127,9 +127,14 @@ def record_discovery(device: Device, found: Discovery) -> None:
     sync_ports(device, found.ports)
 
 
-def _poller_sample(key: str, result: PollResult) -> Sample:
-    fields = {"duration_s": float(result.duration_s), "requests": result.requests, "ok": 1}
-    return Sample("poller", {"device": key}, fields, time.time())
+def _poller_sample(key: str, result: PollResult, tick: int | None) -> Sample:
+    """How the poll went: duration, requests, and for scheduled polls the tick and how late it started."""
+    now = time.time()
+    fields: dict[str, float | int] = {"duration_s": float(result.duration_s), "requests": result.requests, "ok": 1}
+    if tick is not None:
+        fields["tick"] = int(tick)
+        fields["lateness_s"] = float(max(0.0, now - result.duration_s - tick))
+    return Sample("poller", {"device": key}, fields, now)
 
 
 def _record_success(device: Device, result: PollResult, written: bool) -> None:

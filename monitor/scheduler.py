@@ -80,8 +80,9 @@ class DeviceScheduler(Scheduler):
         close_old_connections()
         try:
             rows = list(Device.objects.filter(enabled=True).values_list("id", "poll_interval_s", "poller_group"))
-        except Exception as exc:  # database briefly locked or away: keep the schedule we have
+        except Exception as exc:  # database briefly locked or away: keep the device entries we have
             self.logger.warning("device schedule not refreshed: %s", exc)
+            self._entries = {**self._entries, **self._static_entries()}
             self._loaded_at = time.monotonic()
             return
         fresh: dict[str, ScheduleEntry] = {}
@@ -92,20 +93,28 @@ class DeviceScheduler(Scheduler):
             entry = self._entries.get(name)
             options = {"expires": float(interval), "queue": group or self.app.conf.task_default_queue}
             if entry is None or entry.schedule != schedule or entry.options != options:
-                # Start at the current tick as already run: the first poll is at the next aligned tick.
-                last = datetime.fromtimestamp(schedule.current_tick(time.time()), timezone.utc)
+                # Treat the current tick as not yet sent: a new device is polled at once, and a restarted beat
+                # sends the tick its predecessor may have missed (the task's Redis claim drops a duplicate).
+                last = datetime.fromtimestamp(schedule.current_tick(time.time()) - interval, timezone.utc)
                 entry = ScheduleEntry(
                     name=name,
                     task=TASK,
                     schedule=schedule,
                     args=(device_id,),
-                    options={"expires": float(interval)},
+                    options=options,
                     last_run_at=min(last, now),
                     app=self.app,
                 )
             fresh[name] = entry
-        self._entries = fresh
+        self._entries = {**fresh, **self._static_entries()}
         self._loaded_at = time.monotonic()
+
+    def _static_entries(self) -> dict[str, ScheduleEntry]:
+        """The periodic tasks of CELERY_BEAT_SCHEDULE (rollups, alert mail), kept across reloads."""
+        entries = {}
+        for name, spec in (self.app.conf.beat_schedule or {}).items():
+            entries[name] = self._entries.get(name) or ScheduleEntry(name=name, app=self.app, **spec)
+        return entries
 
     def apply_async(self, entry, producer=None, advance=True, **kwargs):
         """Send the poll with the tick it is for, so duplicate sends can be recognised."""

@@ -25,6 +25,8 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "monitor",
+    "monitor.alerts",
+    "monitor.trees",
 ]
 
 MIDDLEWARE = [
@@ -73,6 +75,9 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+AUTHENTICATION_BACKENDS = ["monitor.ratelimit.RateLimitedModelBackend"]
+MONITOR_LOGIN_MAX_FAILURES = env_int("MONITOR_LOGIN_MAX_FAILURES", 5, minimum=1)
+MONITOR_LOGIN_LOCKOUT_S = env_int("MONITOR_LOGIN_LOCKOUT_S", 900, minimum=1)
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
@@ -108,12 +113,21 @@ SECURE_HSTS_SECONDS = env_int("DJANGO_HSTS_SECONDS", 31536000 if SECURE_TLS else
 SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_TLS and env_bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", False)
 SECURE_HSTS_PRELOAD = SECURE_TLS and env_bool("DJANGO_HSTS_PRELOAD", False)
 SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+# HSTS for subdomains and browser preloading bind every host of the domain, beyond this application, and
+# preloading is hard to undo: both are opt-in (variables above), so `check --deploy` does not ask for them.
+SILENCED_SYSTEM_CHECKS = [
+    *([] if SECURE_HSTS_INCLUDE_SUBDOMAINS else ["security.W005"]),
+    *([] if SECURE_HSTS_PRELOAD else ["security.W021"]),
+]
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if SECURE_TLS else None
 SESSION_COOKIE_HTTPONLY = True
 X_FRAME_OPTIONS = "DENY"
 
-# Redis: Celery broker and the poller's short-lived state (last counters, locks).
+# Redis: Celery broker and the poller's short-lived state (last counters, locks), and Django's cache
+# (login failure counts shared by every web process).
 REDIS_URL = env("REDIS_URL", "redis://127.0.0.1:6379/0")
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
+                      "KEY_PREFIX": "monitor-cache"}}
 CELERY_BROKER_URL = env("CELERY_BROKER_URL", REDIS_URL)
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
@@ -122,7 +136,16 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BEAT_SCHEDULER = "monitor.scheduler:DeviceScheduler"
 CELERY_TASK_DEFAULT_QUEUE = "celery"
 # Static periodic tasks (beside the per-device polls the scheduler builds): name -> {task, schedule, ...}.
-CELERY_BEAT_SCHEDULE: dict = {}
+CELERY_BEAT_SCHEDULE: dict = {
+    # Min/mean/max rollups into the 5-minute and 1-hour buckets (monitor/rollups.py).
+    "rollups": {"task": "monitor.rollups.rollup_recent", "schedule": 300.0, "options": {"expires": 240}},
+}
+CELERY_IMPORTS = ("monitor.rollups",)
+# Alert mails: send what is due (retries with back-off included) even if no poll kicks the sender.
+CELERY_BEAT_SCHEDULE["alerts-send-pending"] = {
+    "task": "alerts.send_pending",
+    "schedule": float(env_int("ALERTS_SEND_INTERVAL_S", 15, minimum=1)),
+}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
@@ -134,12 +157,44 @@ INFLUXDB_TOKEN = env("INFLUXDB_TOKEN", "")
 if not INFLUXDB_TOKEN and (VAR_DIR / "influxdb" / "token").exists():
     INFLUXDB_TOKEN = (VAR_DIR / "influxdb" / "token").read_text(encoding="utf-8").strip()
 INFLUXDB_TIMEOUT_MS = env_int("INFLUXDB_TIMEOUT_MS", 10000, minimum=100)
+# Downsampling tiers (days; 0 keeps forever): raw samples, then 5-minute and 1-hour min/mean/max rollups.
+MONITOR_RAW_RETENTION_DAYS = env_int("MONITOR_RAW_RETENTION_DAYS", 14, minimum=0)
+MONITOR_ROLLUP_5M_RETENTION_DAYS = env_int("MONITOR_ROLLUP_5M_RETENTION_DAYS", 366, minimum=0)
+MONITOR_ROLLUP_1H_RETENTION_DAYS = env_int("MONITOR_ROLLUP_1H_RETENTION_DAYS", 1830, minimum=0)
 
 # Polling.
 MONITOR_SCHEDULE_REFRESH_S = env_int("MONITOR_SCHEDULE_REFRESH_S", 5, minimum=1)
 MONITOR_LINE_RATE_TOLERANCE = env_float("MONITOR_LINE_RATE_TOLERANCE", 1.1, minimum=1.0)
 MONITOR_SECRETS_KEY = env("MONITOR_SECRETS_KEY", "")
 MONITOR_SNMP_ENGINE = env("MONITOR_SNMP_ENGINE", "pysnmp")
+# Extra directories of device profiles (YAML), beside collectors/profiles/; same name overrides.
+MONITOR_PROFILE_DIRS = env_list("MONITOR_PROFILE_DIRS", "")
+MONITOR_REDISCOVER_S = env_int("MONITOR_REDISCOVER_S", 86400, minimum=300)
+
+# Mail (alerts). No EMAIL_HOST: mails go to files in EMAIL_FILE_PATH, readable at /alerts/mail/.
+EMAIL_HOST = env("EMAIL_HOST", "")
+EMAIL_BACKEND = env(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST else "django.core.mail.backends.filebased.EmailBackend",
+)
+EMAIL_FILE_PATH = env("EMAIL_FILE_PATH", str(VAR_DIR / "mail"))
+EMAIL_PORT = env_int("EMAIL_PORT", 587, minimum=1)
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", not EMAIL_USE_SSL)
+EMAIL_HOST_USER = env("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env("EMAIL_HOST_PASSWORD", "")
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 20, minimum=1)
+DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", "SNMP monitor <monitor@localhost>")
+# Links in alert mails point here.
+MONITOR_BASE_URL = env("MONITOR_BASE_URL", "http://127.0.0.1:8000")
+# Flapping: more than ALERTS_FLAP_CHANGES fire/clear changes within ALERTS_FLAP_WINDOW_S become one notice.
+ALERTS_FLAP_CHANGES = env_int("ALERTS_FLAP_CHANGES", 4, minimum=1)
+ALERTS_FLAP_WINDOW_S = env_int("ALERTS_FLAP_WINDOW_S", 3600, minimum=60)
+# Failed sends are retried after ALERTS_RETRY_BASE_S, doubling up to ALERTS_RETRY_MAX_S; never dropped.
+ALERTS_RETRY_BASE_S = env_int("ALERTS_RETRY_BASE_S", 30, minimum=1)
+ALERTS_RETRY_MAX_S = env_int("ALERTS_RETRY_MAX_S", 1800, minimum=1)
+# A worker that claimed a mail owns it this long; after that (a crash) another worker may send it.
+ALERTS_SEND_LEASE_S = env_int("ALERTS_SEND_LEASE_S", 120, minimum=10)
 
 LOG_LEVEL = env("LOG_LEVEL", "INFO")
 LOGGING = {

@@ -2,16 +2,31 @@
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import path
+from django.urls import include, path
 
-from monitor import views
+from monitor import api, views
+from monitor.trees import views as tree_views
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
+    path("search/", views.search, name="search"),
     path("devices/<int:device_id>/", views.device_detail, name="device"),
-    path("api/graphs/<int:graph_id>/series", views.graph_series, name="graph-series"),
+    path("graphs/<int:graph_id>/", views.graph_detail, name="graph"),
+    path("trees/", tree_views.tree_index, name="trees"),
+    path("trees/<int:tree_id>/", tree_views.tree_page, name="tree"),
+    path("trees/<int:tree_id>/nodes/<int:node_id>/", tree_views.tree_page, name="tree-node"),
+    path("dashboard/", tree_views.dashboard, name="dashboard"),
+    path("dashboard/pin", tree_views.pin, name="dashboard-pin"),
+    path("dashboard/items/<int:item_id>/remove", tree_views.unpin, name="dashboard-unpin"),
+    path("dashboard/items/<int:item_id>/<str:direction>", tree_views.move, name="dashboard-move"),
+    path("api/graphs/<int:object_id>/series", api.series_json, name="graph-series"),
+    path("api/graphs/<int:object_id>/series.csv", api.series_csv, name="graph-csv"),
+    path("api/aggregates/<int:object_id>/series", api.series_json, {"kind": "aggregate"}, name="aggregate-series"),
+    path("api/aggregates/<int:object_id>/series.csv", api.series_csv, {"kind": "aggregate"}, name="aggregate-csv"),
+    path("api/devices/<int:device_id>/heatmap", api.heatmap, name="device-heatmap"),
     path("login/", auth_views.LoginView.as_view(template_name="registration/login.html"), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("alerts/", include("monitor.alerts.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -1,18 +1,23 @@
-"""Pages and the JSON API; thin: data comes from models and monitor.queries."""
+"""Pages: home dashboard, device, single graph and search; thin: data comes from models and monitor.queries."""
 
 from __future__ import annotations
 
 import logging
 
+from django.apps import apps
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.db.models import Q
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.template import TemplateDoesNotExist
+from django.template.loader import get_template
 from django.views.decorators.http import require_GET
 
-from monitor import queries
 from monitor.graphtemplates import TEMPLATES
-from monitor.models import Device, Graph
-from monitor.timerange import PRESETS, RangeError, parse_range
+from monitor.models import Device, Graph, Interface
+from monitor.queries import top
+from monitor.timerange import RangeError, parse_range
+from monitor.viewhelpers import GROUP_ORDER, graph_cards, range_context
 
 log = logging.getLogger(__name__)
 
@@ -26,77 +31,102 @@ def healthz(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    devices = Device.objects.all()
-    return render(request, "monitor/home.html", {"devices": devices})
+    """Is anything wrong, and what is busiest: devices, alerts, top ports, sensors and volumes."""
+    devices = list(Device.objects.all())
+    context = {"devices": devices, "alerts_installed": alerts_panel(), **range_context(request)}
+    try:
+        window = parse_range(request.GET.get("start"), request.GET.get("end"), request.GET.get("range"))
+    except RangeError as exc:
+        return render(request, "monitor/home.html", context | {"range_error": str(exc)}, status=400)
+    try:
+        context |= _rankings(devices, window.start, window.end)
+    except Exception as exc:
+        log.warning("dashboard rankings failed: %s", type(exc).__name__)
+        context["rankings_error"] = "the time-series database is not answering; rankings are unavailable"
+    return render(request, "monitor/home.html", context)
+
+
+def alerts_panel() -> bool:
+    """True when the alerts app is installed and offers its current-alerts panel."""
+    if not apps.is_installed("monitor.alerts"):
+        return False
+    try:
+        get_template("alerts/_current.html")
+    except TemplateDoesNotExist:
+        return False
+    return True
+
+
+def _rankings(devices: list[Device], start, end) -> dict:
+    names = {str(d.pk): d for d in devices}
+    speeds = {(str(i.device_id), i.name): (i.speed_bps, i.alias) for i in Interface.objects.all()}
+    traffic = {(str(g.device_id), g.instance): g.pk for g in Graph.objects.filter(template="traffic")}
+    busiest = []
+    for (device, port), means in top.port_averages(start, end).items():
+        speed, alias = speeds.get((device, port), (0, ""))
+        if device in names and speed > 0:
+            peak = max(means.values())
+            busiest.append(
+                {"device": names[device], "port": port, "alias": alias, "bps": peak, "util": 100.0 * peak / speed}
+                | {"graph_id": traffic.get((device, port))}
+            )
+    busiest.sort(key=lambda row: -row["util"])
+    sensors = [{"device": names[d], "name": n, "value": v} for d, n, v in top.hottest_sensors(start, end) if d in names]
+    volumes = [
+        {"device": names[d], "volume": v, "ms": ms} for d, v, ms in top.slowest_volumes(start, end) if d in names
+    ]
+    return {"busiest": busiest[:10], "sensors": sensors, "volumes": volumes}
 
 
 @login_required
 @require_GET
 def device_detail(request: HttpRequest, device_id: int) -> HttpResponse:
+    """Every graph of the device grouped into ports, system and storage, with its status."""
     device = get_object_or_404(Device, pk=device_id)
-    graphs = list(device.graphs.all())
-    aliases = dict(device.interfaces.values_list("name", "alias"))
-    for graph in graphs:
-        graph.alias = aliases.get(graph.instance, "")
-    preset = request.GET.get("range", "")
+    cards = graph_cards(device.graphs.select_related("device"))
+    groups = [(name, [c for c in cards if c["group"] == name]) for name in GROUP_ORDER]
+    has_volumes = any(
+        TEMPLATES.get(g.template) and TEMPLATES[g.template].measurement == "volume" for g in device.graphs.all()
+    )
     context = {
         "device": device,
-        "graphs": graphs,
-        "presets": list(PRESETS),
-        "preset": preset if preset in PRESETS else "",
+        "groups": [(name, items) for name, items in groups if items],
+        "graph_count": len(cards),
+        "has_volumes": has_volumes,
+        "tree_places": device.tree_nodes.select_related("tree", "parent"),
+        **range_context(request),
     }
     return render(request, "monitor/device.html", context)
 
 
 @login_required
 @require_GET
-def graph_series(request: HttpRequest, graph_id: int) -> JsonResponse:
-    """GET /api/graphs/<id>/series?start=&end=&points=N (or range=1h): points and legend statistics."""
-    graph = Graph.objects.select_related("device").filter(pk=graph_id).first()
-    if graph is None:
-        return _error(404, "no such graph")
-    template = TEMPLATES.get(graph.template)
-    if template is None:
-        return _error(404, f"graph template {graph.template!r} is not known")
-    try:
-        window = parse_range(request.GET.get("start"), request.GET.get("end"), request.GET.get("range"))
-        points = _points(request.GET.get("points"))
-    except RangeError as exc:
-        return _error(400, str(exc))
-    try:
-        data = queries.graph_series(
-            template,
-            str(graph.device_id),
-            graph.instance,
-            window.start,
-            window.end,
-            points,
-            graph.device.poll_interval_s,
-        )
-    except Exception as exc:
-        log.warning("series query for graph %s failed: %s", graph.pk, type(exc).__name__)
-        return _error(503, "the time-series database is not answering; try again shortly")
-    data.update(
-        {
-            "graph": {"id": graph.pk, "title": graph.title, "template": graph.template, "device": graph.device.name},
-            "start": window.start.isoformat(),
-            "end": window.end.isoformat(),
-        }
-    )
-    return JsonResponse(data)
+def graph_detail(request: HttpRequest, graph_id: int) -> HttpResponse:
+    """One large graph."""
+    graph = get_object_or_404(Graph.objects.select_related("device"), pk=graph_id)
+    (card,) = graph_cards([graph])
+    card["pinned"] = graph.dashboarditem_set.filter(user=request.user).exists()
+    context = {"graph": graph, "card": card, **range_context(request)}
+    return render(request, "monitor/graph.html", context)
 
 
-def _points(raw: str | None) -> int:
-    if not raw:
-        return 800
-    try:
-        value = int(raw)
-    except ValueError:
-        raise RangeError(f"points={raw[:20]!r} is not an integer") from None
-    if not 2 <= value <= queries.MAX_POINTS:
-        raise RangeError(f"points must be between 2 and {queries.MAX_POINTS}")
-    return value
-
-
-def _error(status: int, message: str) -> JsonResponse:
-    return JsonResponse({"error": message}, status=status)
+@login_required
+@require_GET
+def search(request: HttpRequest) -> HttpResponse:
+    """Devices, ports (name or alias) and volumes whose text contains the query."""
+    text = request.GET.get("q", "").strip()[:100]
+    context: dict = {"q": text, "devices": [], "ports": [], "volumes": [], **range_context(request)}
+    if len(text) >= 1:
+        context["devices"] = Device.objects.filter(Q(name__icontains=text) | Q(host__icontains=text))[:50]
+        ports = Interface.objects.select_related("device").filter(Q(name__icontains=text) | Q(alias__icontains=text))
+        context["ports"] = list(ports[:100])
+        slugs = [s for s, t in TEMPLATES.items() if t.measurement == "volume"]
+        found = Graph.objects.select_related("device").filter(template__in=slugs, instance__icontains=text)
+        volumes: dict[tuple[int, str], Graph] = {}
+        for graph in found[:400]:
+            volumes.setdefault((graph.device_id, graph.instance), graph)  # one entry per volume
+        context["volumes"] = list(volumes.values())[:100]
+        graphs = {(g.device_id, g.instance): g.pk for g in Graph.objects.filter(template="traffic")}
+        for port in context["ports"]:
+            port.graph_id = graphs.get((port.device_id, port.name))
+    return render(request, "monitor/search.html", context)

@@ -68,6 +68,10 @@ def stack_env(redis_url, influx, db_file, stack_dir) -> dict[str, str]:
     settings.INFLUXDB_ORG, settings.INFLUXDB_BUCKET = influx.org, influx.bucket
     settings.VAR_DIR = var
     app.conf.broker_url = redis_url
+    from django.test.signals import setting_changed
+
+    settings.CACHES["default"]["LOCATION"] = redis_url
+    setting_changed.send(sender=None, setting="CACHES", value=settings.CACHES, enter=True)
     monitor_services.reset_clients()
     return {
         **services.influx_env(influx),
@@ -131,7 +135,8 @@ def known_rate_fleet() -> dict[str, fleet.SimDevice]:
             for i in range(1, 4)
         ],
     )
-    return {"switch": switch, "legacy": legacy}
+    bare = fleet.SimDevice("bare", "Mystery box", "1.3.6.1.4.1.99999.1", "bare-box", [])
+    return {"switch": switch, "legacy": legacy, "eql": fleet.equallogic_array("eql", "test-eql"), "bare": bare}
 
 
 @pytest.fixture(scope="session")
@@ -186,3 +191,10 @@ def wait_for(predicate, timeout: float, what: str, interval: float = 0.25):
             return value
         time.sleep(interval)
     raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+@pytest.fixture(params=["pysnmp", "fast"])
+def snmp_engine(request, settings) -> str:
+    """Run a test once per SNMP engine behind the session interface (MONITOR_SNMP_ENGINE)."""
+    settings.MONITOR_SNMP_ENGINE = request.param
+    return request.param

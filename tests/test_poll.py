@@ -10,7 +10,7 @@ from monitor.graphtemplates import TEMPLATES
 from monitor.models import Device, Graph, Interface
 from monitor.polling import run_poll
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("snmp_engine")]
 
 
 def make_device(agent, community: str, **extra) -> Device:

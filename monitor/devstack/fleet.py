@@ -24,6 +24,7 @@ class SimPort:
     hc: bool = True
     amplitude: float = 0.0
     period_s: float = 3600.0
+    initial: int | None = None  # counter value at the agent's boot (default: a per-port spread)
 
 
 @dataclass
@@ -77,7 +78,9 @@ class SimDevice:
 
 
 def _counter(rate: float, port: SimPort, bits: int, key: str) -> str:
-    initial = (port.index * 7_919_000_003) % (2**bits if bits == 32 else 2**40)
+    initial = (
+        port.initial if port.initial is not None else (port.index * 7_919_000_003) % (2**32 if bits == 32 else 2**40)
+    )
     text = f"r={rate},o={initial},b={bits},k={key}"
     if port.amplitude:
         text += f",a={port.amplitude},p={port.period_s}"

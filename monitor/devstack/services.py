@@ -110,7 +110,22 @@ def setup_influxdb(url: str, org: str, bucket: str, token_file: Path) -> InfluxS
         token_file.chmod(0o600)
     elif not token_file.exists():
         raise StartError(f"InfluxDB at {url} is already set up but {token_file} (its token) is missing")
-    return InfluxSetup(url, org, bucket, token_file.read_text().strip())
+    setup = InfluxSetup(url, org, bucket, token_file.read_text().strip())
+    ensure_rollup_buckets(setup, include_raw=allowed)
+    return setup
+
+
+def ensure_rollup_buckets(setup: InfluxSetup, include_raw: bool) -> None:
+    """Create the rollup buckets and apply their retention (monitor/rollups.py); the raw bucket's only when new.
+
+    An existing raw bucket keeps its history until `manage.py rollup_backfill` has rolled it up.
+    """
+    from influxdb_client import InfluxDBClient
+
+    from monitor import rollups
+
+    with InfluxDBClient(url=setup.url, token=setup.token, org=setup.org, timeout=30000) as client:
+        rollups.ensure_buckets(client, setup.org, setup.bucket, include_raw=include_raw)
 
 
 def snmpsim_binary() -> str:

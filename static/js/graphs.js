@@ -1,24 +1,14 @@
-/* Draw every graph on the page from /api/graphs/<id>/series for the range in the URL. */
+/* Draw every graph on the page from its series URL for the range in the URL; re-fetch on every zoom. */
 (function () {
   "use strict";
 
-  const COLORS = { In: "#2e9d3a", Out: "#1f5fbf" };
+  const COLORS = ["#2e9d3a", "#1f5fbf", "#8a2be2", "#c0392b", "#d68910", "#117a8b"];
   const charts = new Map();
-
-  function rangeParams() {
-    const url = new URLSearchParams(window.location.search);
-    const params = new URLSearchParams();
-    if (url.get("start")) {
-      params.set("start", url.get("start"));
-      params.set("end", url.get("end") || "now");
-    } else {
-      params.set("range", url.get("range") || "1d");
-    }
-    return params;
-  }
+  const generation = new Map();
 
   function si(value, unit) {
     if (value === null || value === undefined || Number.isNaN(value)) return "–";
+    if (unit === "%") return value.toFixed(Math.abs(value) >= 10 ? 1 : 2) + " %";
     const prefixes = ["", "k", "M", "G", "T", "P"];
     let v = Math.abs(value);
     let i = 0;
@@ -27,73 +17,81 @@
     return shown + " " + prefixes[i] + unit;
   }
 
-  function bytes(value) {
-    if (value === null || value === undefined) return "–";
-    return si(value, "B");
+  function option(name, fallback) {
+    try { return window.localStorage.getItem("monitor." + name) || fallback; } catch (e) { return fallback; }
   }
 
-  function legendRow(series, unit, totals) {
-    const s = series.stats;
-    const cells = [series.label, si(s.current, unit), si(s.average, unit), si(s.maximum, unit), si(s.p95, unit)];
-    if (totals) cells.push(bytes(s.total));
-    const tr = document.createElement("tr");
-    cells.forEach(function (text, i) {
-      const td = document.createElement(i === 0 ? "th" : "td");
-      td.textContent = text;
-      tr.appendChild(td);
-    });
-    return tr;
+  function remember(name, value) {
+    try { window.localStorage.setItem("monitor." + name, value); } catch (e) { /* private mode */ }
+  }
+
+  function cell(tag, text) {
+    const el = document.createElement(tag);
+    el.textContent = text;
+    return el;
   }
 
   function renderLegend(table, data) {
+    if (!table) return;
     const totals = data.series.some(function (s) { return "total" in s.stats; });
     table.replaceChildren();
     const head = document.createElement("tr");
-    ["", "Current", "Average", "Maximum", "95th", ...(totals ? ["Total"] : [])].forEach(function (text) {
-      const th = document.createElement("th");
-      th.textContent = text;
-      head.appendChild(th);
+    ["", "Current", "Average", "Minimum", "Maximum", "95th", ...(totals ? ["Total"] : [])].forEach(function (text) {
+      head.appendChild(cell("th", text));
     });
     table.appendChild(head);
-    data.series.forEach(function (s) { table.appendChild(legendRow(s, data.unit, totals)); });
+    data.series.forEach(function (s) {
+      const st = s.stats;
+      const tr = document.createElement("tr");
+      tr.appendChild(cell("th", s.label));
+      [st.current, st.average, st.minimum, st.maximum, st.p95].forEach(function (v) { tr.appendChild(cell("td", si(v, data.unit))); });
+      if (totals) tr.appendChild(cell("td", si(st.total, "B")));
+      table.appendChild(tr);
+    });
   }
 
-  function datasets(data) {
+  function datasets(data, mode) {
     const sets = [];
     data.series.forEach(function (s, index) {
-      const color = COLORS[s.label] || ["#8a2be2", "#c0392b", "#d68910"][index % 3];
+      const color = COLORS[index % COLORS.length];
+      const sign = mode === "mirror" && index === 1 ? -1 : 1;
+      const gap = data.resolution_s * 2000;
       sets.push({
         label: s.label,
-        data: s.points.map(function (p) { return { x: p[0], y: p[2] }; }),
+        data: s.points.map(function (p) { return { x: p[0], y: p[2] === null ? null : sign * p[2] }; }),
         borderColor: color,
         backgroundColor: color + "33",
-        fill: index === 0 ? "origin" : false,
+        fill: mode === "stack" ? (index === 0 ? "origin" : "-1") : (index === 0 || sign < 0 ? "origin" : false),
         pointRadius: 0,
         borderWidth: 1.5,
-        spanGaps: data.resolution_s * 2000,
+        spanGaps: gap,
+        stack: "values",
       });
-      if (data.aggregated) {
+      if (data.aggregated && mode !== "stack") {
         sets.push({
           label: s.label + " max",
-          data: s.points.map(function (p) { return { x: p[0], y: p[3] }; }),
+          data: s.points.map(function (p) { return { x: p[0], y: p[3] === null ? null : sign * p[3] }; }),
           borderColor: color + "88",
           borderDash: [3, 3],
           fill: false,
           pointRadius: 0,
           borderWidth: 1,
-          spanGaps: data.resolution_s * 2000,
+          spanGaps: gap,
+          stack: "max" + index,
         });
       }
     });
     return sets;
   }
 
-  function draw(figure, data) {
+  function draw(figure, data, mode) {
     const canvas = figure.querySelector("canvas");
     const existing = charts.get(figure);
-    const config = {
+    if (existing) existing.destroy();
+    const thumb = figure.classList.contains("thumb");
+    const chart = new Chart(canvas, {
       type: "line",
-      data: { datasets: datasets(data) },
+      data: { datasets: datasets(data, mode) },
       options: {
         animation: false,
         responsive: true,
@@ -108,51 +106,92 @@
             time: { displayFormats: { second: "HH:mm:ss", minute: "HH:mm", hour: "HH:mm", day: "MMM d", month: "MMM yyyy" } },
             ticks: { maxRotation: 0, autoSkipPadding: 12 },
           },
-          y: { beginAtZero: true, ticks: { callback: function (v) { return si(v, data.unit); } } },
+          y: {
+            beginAtZero: true,
+            stacked: mode === "stack",
+            ticks: { callback: function (v) { return si(Math.abs(v), data.unit); } },
+          },
         },
         plugins: {
-          legend: { display: true },
-          tooltip: { callbacks: { label: function (c) { return c.dataset.label + ": " + si(c.parsed.y, data.unit); } } },
+          legend: { display: !thumb },
+          tooltip: { callbacks: { label: function (c) { return c.dataset.label + ": " + si(Math.abs(c.parsed.y), data.unit); } } },
+          zoom: {
+            zoom: {
+              drag: { enabled: true, backgroundColor: "rgba(31,95,191,0.15)", threshold: 5 },
+              mode: "x",
+              onZoomComplete: function (ctx) {
+                window.MonitorRange.set(ctx.chart.scales.x.min, ctx.chart.scales.x.max);
+              },
+            },
+          },
         },
       },
-    };
-    if (existing) existing.destroy();
-    charts.set(figure, new Chart(canvas, config));
+    });
+    charts.set(figure, chart);
     const count = data.series.reduce(function (n, s) { return n + s.points.length; }, 0);
     canvas.dataset.points = String(count);
     figure.dataset.resolution = String(data.resolution_s);
+    figure.dataset.tier = data.tier || "";
+    figure.dataset.start = data.start;
+    figure.dataset.end = data.end;
     renderLegend(figure.querySelector("table.legend"), data);
+  }
+
+  function requestParams(figure) {
+    const params = window.MonitorRange.params();
+    const width = figure.querySelector(".canvas-box").clientWidth || 800;
+    params.set("points", String(Math.max(50, Math.min(2000, Math.round(width)))));
+    const unitSelect = figure.querySelector("select.unit-mode");
+    if (unitSelect && unitSelect.value !== "bits") params.set("unit", unitSelect.value);
+    return params;
   }
 
   async function load(figure) {
     const status = figure.querySelector(".graph-status");
-    const params = rangeParams();
-    const width = figure.querySelector(".canvas-box").clientWidth || 800;
-    params.set("points", String(Math.max(50, Math.min(2000, Math.round(width)))));
+    const mine = (generation.get(figure) || 0) + 1;
+    generation.set(figure, mine);
+    const params = requestParams(figure);
+    const url = figure.dataset.seriesUrl;
+    const csv = figure.querySelector("a.export-csv");
+    if (csv) csv.href = url + ".csv?" + params.toString();
     try {
-      const response = await fetch("/api/graphs/" + figure.dataset.graphId + "/series?" + params.toString(),
-        { credentials: "same-origin", headers: { Accept: "application/json" } });
+      const response = await fetch(url + "?" + params.toString(), { credentials: "same-origin", headers: { Accept: "application/json" } });
       const data = await response.json();
+      if (generation.get(figure) !== mine) return; // a newer range was asked for meanwhile
       if (!response.ok) throw new Error(data.error || response.statusText);
-      draw(figure, data);
+      const modeSelect = figure.querySelector("select.view-mode");
+      draw(figure, data, modeSelect ? modeSelect.value : "lines");
       const empty = data.series.every(function (s) { return s.points.length === 0; });
       status.textContent = empty ? "No data in this range yet." : "";
     } catch (err) {
-      status.textContent = "Could not load this graph: " + err.message;
+      if (generation.get(figure) === mine) status.textContent = "Could not load this graph: " + err.message;
     }
-  }
-
-  function markActiveRange() {
-    const params = rangeParams();
-    const label = document.getElementById("range-label");
-    document.querySelectorAll("a.range").forEach(function (a) {
-      a.classList.toggle("active", a.dataset.range === params.get("range"));
-    });
-    if (label) label.textContent = params.get("range") ? "last " + params.get("range") : params.get("start") + " → " + params.get("end");
   }
 
   function loadAll() {
     document.querySelectorAll("figure.graph").forEach(load);
+    document.querySelectorAll("figure.heatmap").forEach(function (fig) { window.MonitorHeatmap && window.MonitorHeatmap.load(fig); });
+  }
+
+  function setUpTools(figure) {
+    const modeSelect = figure.querySelector("select.view-mode");
+    const unitSelect = figure.querySelector("select.unit-mode");
+    if (modeSelect) {
+      modeSelect.value = option("view", "lines");
+      modeSelect.addEventListener("change", function () { remember("view", modeSelect.value); load(figure); });
+    }
+    if (unitSelect) {
+      const wanted = option("unit", "bits");
+      if (unitSelect.querySelector("option[value='" + wanted + "']")) unitSelect.value = wanted;
+      unitSelect.addEventListener("change", function () { remember("unit", unitSelect.value); load(figure); });
+    }
+    const png = figure.querySelector("a.export-png");
+    if (png) {
+      png.addEventListener("click", function () {
+        const chart = charts.get(figure);
+        if (chart) { png.href = chart.toBase64Image("image/png", 1); png.download = "graph-" + (figure.dataset.graphId || figure.dataset.aggregateId) + ".png"; }
+      });
+    }
   }
 
   function humanDurations() {
@@ -165,14 +204,15 @@
     });
   }
 
+  window.MonitorGraphs = { si: si, loadAll: loadAll };
+
   document.addEventListener("DOMContentLoaded", function () {
-    markActiveRange();
     humanDurations();
+    document.querySelectorAll("figure.graph").forEach(setUpTools);
     loadAll();
+    document.addEventListener("monitor:rangechange", loadAll);
     const section = document.getElementById("graphs");
     const refresh = Number(section && section.dataset.refreshS) || 60;
-    if (!new URLSearchParams(window.location.search).get("start")) {
-      window.setInterval(loadAll, Math.max(5, refresh) * 1000);
-    }
+    window.setInterval(function () { if (window.MonitorRange.isLive()) loadAll(); }, Math.max(5, refresh) * 1000);
   });
 })();

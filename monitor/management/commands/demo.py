@@ -78,6 +78,9 @@ class Command(BaseCommand):
             "REDIS_URL": redis_url,
             "CELERY_BROKER_URL": redis_url,
             "MONITOR_VAR_DIR": str(var),
+            # Alert mails are captured as files in var/mail and shown at /alerts/mail/; nothing is sent.
+            "EMAIL_BACKEND": "django.core.mail.backends.filebased.EmailBackend",
+            "EMAIL_FILE_PATH": str(var / "mail"),
         }
 
     def _admin_password(self, var: Path) -> str:

@@ -1,0 +1,224 @@
+"""Render bench results (var/bench/results.json) as docs/performance.md."""
+
+from __future__ import annotations
+
+import math
+
+RERUN = ".venv/bin/python bench/run.py --only {s}   # or `make bench` for every scenario"
+
+
+def _f(value, digits: int = 1) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    if isinstance(value, float) and math.isinf(value):
+        return "failed"
+    if isinstance(value, float):
+        return f"{value:,.{digits}f}"
+    return f"{value:,}" if isinstance(value, int) else str(value)
+
+
+def _rerun(s: str) -> str:
+    return f"\nRe-run: `{RERUN.format(s=s)}`\n"
+
+
+def s1(r: dict) -> str:
+    fast, tel, ez, py = r.get("fast"), r.get("telegraf"), r.get("ezsnmp"), r.get("pysnmp")
+    rows = [
+        ("ours, fast engine (hand-written BER, asyncio)", fast, "request, decode, rate maths, line protocol"),
+        ("ours, pysnmp 7.1 engine (v3arch asyncio, lookupMib off)", py, "request, decode, rate maths, line protocol"),
+        ("Telegraf 1.37.2 inputs.snmp + outputs.file", tel, "request, decode, line protocol (no rates)"),
+        ("Net-SNMP C library via ezsnmp 2.5 (in process)", ez, "request, decode to Python objects (no rates)"),
+    ]
+    out = [
+        "## 1. SNMP CPU per useful varbind\n",
+        f"One 52-port switch recording on one snmpsim agent (loopback), SNMPv2c, max-repetitions 25. Each poll is "
+        f"sysUpTime plus ifName, ifAlias, ifHighSpeed, ifOperStatus, ifHCInOctets, ifHCOutOctets "
+        f"({r.get('useful_varbinds_per_poll')} useful varbinds). CPU is user+system of the polling process: "
+        "getrusage(RUSAGE_SELF) around the polls for the in-process peers; for Telegraf the kernel's per-process "
+        "user+system time (/proc/<pid>/stat, the same counters getrusage reads) over steady-state windows, four "
+        "identical inputs polling every second, polls counted from its output. Median of "
+        f"{r.get('runs')} runs; all four measured in the same run.\n",
+        "| poller | µs CPU / varbind | vs Telegraf | what the figure covers |",
+        "|---|---:|---:|---|",
+    ]
+    for name, value, covers in rows:
+        ratio = f"{value / tel:.2f}x" if value and tel else "n/a"
+        out.append(f"| {name} | {_f(value)} | {ratio} | {covers} |")
+    return "\n".join(out) + "\n" + _rerun("s1")
+
+
+def s2(r: dict) -> str:
+    out = [
+        "## 2. Fleet scaling\n",
+        f"Simulated 48-port switches (PowerConnect 6248 recordings: 48 + 4 ports) on {r.get('agents')} snmpsim "
+        f"processes; one poller process polls them concurrently on one event loop (collectors/batch.py, at most "
+        f"{r.get('concurrency')} devices in flight) through the product's collectors.poll.poll_device (every "
+        "column it reads today) and renders line protocol. A warm-up round stores first counters; measured rounds "
+        "compute rates. The simulator is far slower than the poller, so wall-clock throughput is the simulator's; "
+        "CPU per device-poll is the poller's own. pysnmp is measured up to 100 devices only (its CPU would take "
+        "minutes of the bench budget at 1,000).\n",
+        "| engine:devices | rounds | CPU / device-poll (ms) | CPU / varbind (µs) | switches / min / core | "
+        "switches / min wall (simulator-bound) | RSS of the poller (MB) | failed |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for key, v in r.get("sizes", {}).items():
+        out.append(
+            f"| {key} | {v['rounds']} | {_f(v['cpu_per_poll_ms'], 2)} | {_f(v['cpu_per_varbind_us'])} | "
+            f"{_f(v['switches_per_min_per_core'], 0)} | {_f(v['switches_per_min_wall'], 0)} | {_f(v['rss_mb'])} | "
+            f"{v['failed']} |"
+        )
+    sizes = r.get("sizes", {})
+    if "fast:10" in sizes and "fast:1000" in sizes:
+        growth = sizes["fast:1000"]["cpu_per_poll_ms"] / sizes["fast:10"]["cpu_per_poll_ms"]
+        out.append(f"\nCPU per device-poll at 1,000 switches is {growth:.2f}x that at 10 (flat = 1.0).")
+    return "\n".join(out) + "\n" + _rerun("s2")
+
+
+def s3(r: dict) -> str:
+    out = [
+        "## 3. InfluxDB ingest from the poller's writer\n",
+        "collectors/influx.py InfluxWriter (synchronous HTTP, line protocol, ms precision) into the project's "
+        "InfluxDB 2.7 on loopback, writing switch-poll-shaped points (52 ports x 4 fields + uptime) back to back. "
+        "Drops = points sent minus points the server counts afterwards.\n",
+        "| write size | field values / s | client CPU / field value (µs) | dropped | runs x seconds |",
+        "|---|---:|---:|---:|---|",
+    ]
+    for key, label in (
+        ("per_poll", "one poll per write (as the Celery task)"),
+        ("batched_100_polls", "100 polls per write"),
+    ):
+        if key in r:
+            v = r[key]
+            out.append(
+                f"| {label} | {_f(v['fields_per_s'], 0)} | {_f(v['cpu_per_field_us'], 2)} | {v['dropped']} | "
+                f"{v['runs']} x {_f(v['seconds'], 0)} |"
+            )
+    return "\n".join(out) + "\n" + _rerun("s3")
+
+
+def s4(r: dict) -> str:
+    return (
+        "## 4. Freshness: scheduled tick to value in the series API\n\n"
+        f"{r['devices']} switches every {r['interval_s']} s on one Celery worker (prefork, 4 processes, fast "
+        "engine) and beat; for 5 of them `GET /api/graphs/<id>/series` is read every 0.2 s for "
+        f"{_f(r['seconds'], 0)} s. "
+        "Latency = when a new in_bps point is first returned minus the tick it was polled for.\n\n"
+        "| observed points | p50 (s) | p95 (s) | p99 (s) | worker CPU / poll (ms) | worker main RSS (MB) |\n"
+        "|---:|---:|---:|---:|---:|---:|\n"
+        f"| {r['observed']} | {_f(r['p50_s'], 2)} | {_f(r['p95_s'], 2)} | {_f(r['p99_s'], 2)} | "
+        f"{_f(r['worker_cpu_per_poll_ms'])} | {_f(r['worker_main_rss_mb'])} |\n"
+        "\nThe worker CPU per poll is the whole Celery path (Django ORM, Redis claims and state, one InfluxDB write "
+        "per poll, port inventory) and dwarfs the SNMP part measured in scenarios 1 and 2.\n" + _rerun("s4")
+    )
+
+
+def s5(r: dict) -> str:
+    rows = "\n".join(
+        f"| one port, {label} | {_f(r[f'port_{label}_p50_s'] * 1e3, 0)} | {_f(r[f'port_{label}_p95_s'] * 1e3, 0)} |"
+        for label in ("1y", "1m", "1d")
+    )
+    return (
+        "## 5. Graph API at one year\n\n"
+        f"Shortened: port 1/g1 has one year of {r['fine_step_s']}-second data; the other 47 ports one year at "
+        f"{r['coarse_step_s']} s ({_f(r['field_values_loaded'])} field values, loaded in {_f(r['load_s'], 0)} s), "
+        "all in the raw tier (MONITOR_RAW_RETENTION_DAYS=0), so this is the no-rollup worst case. Django test client "
+        f"in process, `points=800`, {r['repeats']} repeats after a warm-up. The device page is its HTML plus the "
+        "48 series requests its graphs make, one after another.\n\n"
+        "| request | p50 (ms) | p95 (ms) |\n|---|---:|---:|\n"
+        f"{rows}\n| device page + 48 graphs, 1y | {_f(r['page_1y_p50_s'] * 1e3, 0)} | "
+        f"{_f(r['page_1y_p95_s'] * 1e3, 0)} |\n"
+        + (
+            f"\nRefused requests: {r['failure_count']} (first: {'; '.join(r['failures'])}).\n"
+            if r.get("failures")
+            else ""
+        )
+        + _rerun("s5")
+    )
+
+
+def s6(r: dict) -> str:
+    return (
+        "## 6. Fault isolation\n\n"
+        f"{r['devices']} devices every {r['interval_s']} s on one Celery worker (prefork, {r['worker_concurrency']} "
+        f"processes, fast engine): {r['silent']} silent (nothing listens; timeout 2 s, 1 retry), {r['late']} "
+        "answering 800 ms late (a delaying UDP proxy in front of snmpsim), the rest healthy. Over "
+        f"{_f(r['seconds'], 0)} s: every tick of every healthy device should have its sample.\n\n"
+        "| healthy ticks expected | missed | tick → sample read p50 (s) | p95 (s) | max (s) "
+        "| late devices' polls ok |\n"
+        "|---:|---:|---:|---:|---:|---:|\n"
+        f"| {r['healthy_expected']} | {r['healthy_missed']} | {_f(r['healthy_start_p50_s'], 2)} | "
+        f"{_f(r['healthy_start_p95_s'], 2)} | {_f(r['healthy_start_max_s'], 2)} | {r['late_polls_ok']} |\n"
+        + _rerun("s6")
+    )
+
+
+def render(results: dict) -> str:
+    meta = results.get("meta", {})
+    parts = [
+        "# Performance\n",
+        f"Measured {meta.get('date')} at revision {meta.get('revision')} on {meta.get('cpus')} cores "
+        f"({meta.get('cpu_model')}), Python {meta.get('python')}, by `{meta.get('command')}`. The machine was shared "
+        "with other work while it ran: compare ratios within one table (measured in the same run), not absolute "
+        "times across runs. Raw figures: var/bench/results.json.\n",
+        open_text(),
+        summary(results),
+    ]
+    for name, fn in (("s1", s1), ("s2", s2), ("s3", s3), ("s4", s4), ("s5", s5), ("s6", s6)):
+        if name in results:
+            parts.append(fn(results[name]))
+    parts.append(engine_choice())
+    return "\n".join(parts)
+
+
+def open_text() -> str:
+    return (
+        "Targets (from the issue): SNMP CPU per useful varbind below Telegraf's in the same run; 10,000 48-port "
+        "switches per minute per core of poller CPU (about 6 ms per switch poll); tick to visible p95 under 2 s; "
+        "no healthy sample missed with 10 % silent and 5 % late devices; ingest 50,000 field values/s without drops.\n"
+    )
+
+
+def summary(results: dict) -> str:
+    """Targets against this run's figures."""
+    rows = []
+    s1r, s2r, s3r, s4r, s6r = (results.get(k, {}) for k in ("s1", "s2", "s3", "s4", "s6"))
+    if s1r.get("fast") and s1r.get("telegraf"):
+        verdict = "met" if s1r["fast"] < s1r["telegraf"] else "not met"
+        rows.append(("CPU/varbind below Telegraf", f"{_f(s1r['fast'])} µs vs {_f(s1r['telegraf'])} µs", verdict))
+    big = s2r.get("sizes", {}).get("fast:1000") or s2r.get("sizes", {}).get("fast:100")
+    if big:
+        per_core = big["switches_per_min_per_core"]
+        verdict = "met" if per_core >= 10_000 else "not met"
+        rows.append(("10,000 switches/min/core (SNMP poll path)", f"{_f(per_core, 0)}", verdict))
+    if s4r.get("worker_cpu_per_poll_ms"):
+        per_core = 60_000 / s4r["worker_cpu_per_poll_ms"]
+        rows.append(("the same, whole Celery task per poll", f"{_f(per_core, 0)}", "not met"))
+    if s4r:
+        verdict = "met" if s4r.get("p95_s", 99) < 2 else "not met"
+        rows.append(("tick to visible p95 < 2 s", f"{_f(s4r.get('p95_s'), 2)} s", verdict))
+    if s6r:
+        verdict = "met" if s6r.get("healthy_missed") == 0 else "not met"
+        rows.append(("no healthy sample missed (faults)", f"{s6r.get('healthy_missed')} missed", verdict))
+    for key, label in (("per_poll", "one poll per write"), ("batched_100_polls", "100 polls per write")):
+        if key in s3r:
+            v = s3r[key]
+            verdict = "met" if v["fields_per_s"] >= 50_000 and v["dropped"] == 0 else "not met"
+            rows.append((f"ingest ≥ 50,000 fields/s, {label}", f"{_f(v['fields_per_s'], 0)}/s", verdict))
+    lines = ["## Summary\n", "| target | this run | |", "|---|---:|---|"]
+    lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
+    return "\n".join(lines) + "\n"
+
+
+def engine_choice() -> str:
+    return (
+        "## Which engine for the poll loop\n\n"
+        "`MONITOR_SNMP_ENGINE=fast` for v1/v2c polling; pysnmp stays the engine of the design for everything else "
+        "(SNMPv3 targets are handed to pysnmp by the fast engine, and discovery and the probe command keep using "
+        "it). Why, from the tables above: pysnmp's v3arch pipeline costs about ten times more CPU per varbind than "
+        "Telegraf even with one engine per worker and MIB lookups off, so no tuning of request sizes or concurrency "
+        "gets it near the per-core target; the fast engine (collectors/fastsnmp.py + collectors/ber.py: hand-written "
+        "BER, one UDP socket per event loop, request-id matching, many devices in flight) is below Telegraf in the "
+        "same run, and at that point most of the remaining CPU of a switch poll is the poll logic around it "
+        "(interface tables, rate maths, line protocol), not SNMP. Both engines run the whole SNMP test suite "
+        "(tests/test_poll.py and tests/test_snmp_engines.py are parametrised over them).\n"
+    )

@@ -1,0 +1,71 @@
+"""Scenario 2: fleet scaling. Poller CPU per device-poll at 10, 100 and 1,000 switches, devices per minute, memory."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+
+from bench.common import Fleet, cpu_self, median, rss_mb
+from collectors.batch import BatchJob, line_protocol, poll_many
+from collectors.snmptypes import SnmpTarget
+
+
+def useful_varbinds(outcomes) -> int:
+    """sysUpTime plus, per port, name, alias, speed, status, two octet counters and any other counters read."""
+    return sum(1 + sum(6 + len(p.counters) for p in o.result.ports) for o in outcomes if o.result is not None)
+
+
+async def rounds(jobs: list[BatchJob], engine: str, count: int, concurrency: int) -> list[dict]:
+    """A warm-up round (first counters, no rates), then `count` measured rounds."""
+    figures = []
+    for n in range(count + 1):
+        cpu0, wall0 = cpu_self(), time.perf_counter()
+        outcomes = await poll_many(jobs, engine=engine, concurrency=concurrency)
+        lines = line_protocol(outcomes)
+        cpu, wall = cpu_self() - cpu0, time.perf_counter() - wall0
+        failed = [o for o in outcomes if o.result is None]
+        states = [o.result.state if o.result else None for o in outcomes]
+        jobs = [BatchJob(j.target, j.key, state) for j, state in zip(jobs, states, strict=True)]
+        if n:
+            ok = len(outcomes) - len(failed)
+            figures.append(
+                {
+                    "cpu_per_poll_ms": cpu / max(ok, 1) * 1e3,
+                    "cpu_per_varbind_us": cpu / max(useful_varbinds(outcomes), 1) * 1e6,
+                    "wall_s": wall,
+                    "failed": len(failed),
+                    "lines": len(lines),
+                    "errors": sorted({o.error for o in failed})[:3],
+                }
+            )
+    return figures
+
+
+def run(fleet: Fleet, sizes: tuple[int, ...] = (10, 100, 1000), engines: tuple[str, ...] = ("fast",)) -> dict:
+    """Each size polls the first N switches of the fleet (spread over all snmpsim processes)."""
+    concurrency = 8 * len(fleet.processes)  # the simulator answers one request at a time per process
+    result: dict = {"agents": len(fleet.processes), "concurrency": concurrency, "sizes": {}}
+    for engine in engines:
+        for size in sizes:
+            if engine == "pysnmp" and size > 100:
+                continue  # about 0.3 s of CPU per poll: 1,000 switches would take minutes of the bench's budget
+            jobs = [
+                BatchJob(SnmpTarget("127.0.0.1", port, community=name, timeout=20.0, retries=1), name)
+                for port, name in fleet.devices[:size]
+            ]
+            measured = 1 if size >= 1000 or engine == "pysnmp" else 3
+            figures = asyncio.run(rounds(jobs, engine, measured, concurrency))
+            cpu_ms = median([f["cpu_per_poll_ms"] for f in figures])
+            result["sizes"][f"{engine}:{size}"] = {
+                "cpu_per_poll_ms": cpu_ms,
+                "cpu_per_varbind_us": median([f["cpu_per_varbind_us"] for f in figures]),
+                "switches_per_min_per_core": 60_000 / cpu_ms,
+                "wall_per_round_s": median([f["wall_s"] for f in figures]),
+                "switches_per_min_wall": size / median([f["wall_s"] for f in figures]) * 60,
+                "failed": max(f["failed"] for f in figures),
+                "errors": figures[-1]["errors"],
+                "rss_mb": rss_mb(os.getpid()),
+                "rounds": len(figures),
+            }
+    return result

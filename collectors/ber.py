@@ -1,0 +1,231 @@
+"""Hand-written BER for SNMP v1/v2c: encode GET/GETNEXT/GETBULK requests, decode responses to SnmpValue."""
+
+from __future__ import annotations
+
+from collectors.snmptypes import MISSING, Oid, SnmpValue
+
+GET, GETNEXT, RESPONSE, GETBULK = 0xA0, 0xA1, 0xA2, 0xA5
+END_OF_MIB = SnmpValue("missing")  # same kind as MISSING, told apart by identity: a walk column ends here
+ERROR_NAMES = (
+    "noError",
+    "tooBig",
+    "noSuchName",
+    "badValue",
+    "readOnly",
+    "genErr",
+    "noAccess",
+    "wrongType",
+    "wrongLength",
+    "wrongEncoding",
+    "wrongValue",
+    "noCreation",
+    "inconsistentValue",
+    "resourceUnavailable",
+    "commitFailed",
+    "undoFailed",
+    "authorizationError",
+    "notWritable",
+    "inconsistentName",
+)
+_UNSIGNED = {0x41: "counter32", 0x42: "gauge", 0x43: "timeticks", 0x46: "counter64"}
+_oid_cache: dict[Oid, bytes] = {}
+
+
+class BerError(ValueError):
+    """A packet that is not a well-formed SNMP message."""
+
+
+def _length(n: int) -> bytes:
+    if n < 0x80:
+        return bytes((n,))
+    body = n.to_bytes((n.bit_length() + 7) // 8, "big")
+    return bytes((0x80 | len(body),)) + body
+
+
+def _tlv(tag: int, body: bytes) -> bytes:
+    return bytes((tag,)) + _length(len(body)) + body
+
+
+def _integer(n: int) -> bytes:
+    return _tlv(0x02, n.to_bytes(max(1, (n.bit_length() + 8) // 8), "big", signed=True))
+
+
+def encode_oid(oid: Oid) -> bytes:
+    """An OID as a TLV (cached: pollers ask for the same columns over and over)."""
+    cached = _oid_cache.get(oid)
+    if cached is not None:
+        return cached
+    if len(oid) < 2 or oid[0] > 2 or (oid[0] < 2 and oid[1] >= 40) or min(oid) < 0:
+        raise BerError(f"cannot encode OID {oid!r}")
+    body = bytearray()
+    for n in (oid[0] * 40 + oid[1], *oid[2:]):
+        chunk = [n & 0x7F]
+        n >>= 7
+        while n:
+            chunk.append(0x80 | (n & 0x7F))
+            n >>= 7
+        body += bytes(reversed(chunk))
+    encoded = _tlv(0x06, bytes(body))
+    if len(_oid_cache) < 100_000:
+        _oid_cache[oid] = encoded
+    return encoded
+
+
+def encode_request(version: int, community: bytes, pdu: int, request_id: int, a: int, b: int, oids: list[Oid]) -> bytes:
+    """A whole message; a, b are error-status/index (0, 0) or non-repeaters/max-repetitions for GETBULK."""
+    varbinds = b"".join(_tlv(0x30, encode_oid(oid) + b"\x05\x00") for oid in oids)
+    body = _integer(request_id) + _integer(a) + _integer(b) + _tlv(0x30, varbinds)
+    return _tlv(0x30, _integer(version) + _tlv(0x04, community) + _tlv(pdu, body))
+
+
+def _header(data: bytes, pos: int, end: int) -> tuple[int, int, int]:
+    """(tag, start of contents, end of contents) of the TLV at pos, checked against end."""
+    if pos + 2 > end:
+        raise BerError("truncated")
+    tag = data[pos]
+    n = data[pos + 1]
+    pos += 2
+    if n & 0x80:
+        size = n & 0x7F
+        if size == 0 or size > 4 or pos + size > end:
+            raise BerError("bad length")
+        n = int.from_bytes(data[pos : pos + size], "big")
+        pos += size
+    if pos + n > end:
+        raise BerError("truncated")
+    return tag, pos, pos + n
+
+
+def decode_oid(raw: bytes) -> Oid:
+    """OID contents to a tuple of ints."""
+    if not raw:
+        raise BerError("empty OID")
+    if raw[-1] & 0x80:
+        raise BerError("truncated OID")
+    if max(raw) < 0x80:  # every sub-identifier below 128: the common case
+        first = raw[0]
+        head = (first // 40, first % 40) if first < 80 else (2, first - 80)
+        return head + tuple(raw[1:])
+    parts: list[int] = []
+    n = 0
+    for byte in raw:
+        n = (n << 7) | (byte & 0x7F)
+        if not byte & 0x80:
+            parts.append(n)
+            n = 0
+    first = parts[0]
+    head = (first // 40, first % 40) if first < 80 else (2, first - 80)
+    return head + tuple(parts[1:])
+
+
+def _value(tag: int, raw: bytes) -> SnmpValue:
+    kind = _UNSIGNED.get(tag)
+    if kind is not None:
+        return SnmpValue(kind, int.from_bytes(raw, "big"))
+    if tag == 0x04 or tag == 0x44:
+        return SnmpValue("octets", raw)
+    if tag == 0x02:
+        return SnmpValue("int", int.from_bytes(raw, "big", signed=True))
+    if tag == 0x82:
+        return END_OF_MIB
+    if tag == 0x06:
+        return SnmpValue("oid", ".".join(map(str, decode_oid(raw))))
+    if tag == 0x40 and len(raw) == 4:
+        return SnmpValue("ip", ".".join(map(str, raw)))
+    return MISSING  # NULL, noSuchObject, noSuchInstance and anything unknown
+
+
+def request_id_of(data: bytes) -> int:
+    """The request id of a response, read without decoding the varbinds (raises BerError)."""
+    tag, pos, end = _header(data, 0, len(data))
+    if tag != 0x30:
+        raise BerError("not a SEQUENCE")
+    for _ in range(2):  # version, community
+        _, _, pos = _header(data, pos, end)
+    tag, pos, end = _header(data, pos, end)
+    if tag != RESPONSE:
+        raise BerError("not a Response-PDU")
+    tag, start, stop = _header(data, pos, end)
+    if tag != 0x02:
+        raise BerError("bad request id")
+    return int.from_bytes(data[start:stop], "big", signed=True)
+
+
+def decode_response(data: bytes) -> tuple[int, int, int, list[tuple[Oid, SnmpValue]]]:
+    """(request id, error status, error index, varbinds) of a Response-PDU; raises BerError when malformed."""
+    try:
+        tag, pos, end = _header(data, 0, len(data))
+        for _ in range(2):
+            _, _, pos = _header(data, pos, end)
+        tag, pos, end = _header(data, pos, end)
+        if tag != RESPONSE:
+            raise BerError("not a Response-PDU")
+        numbers = []
+        for _ in range(3):
+            tag, start, pos = _header(data, pos, end)
+            if tag != 0x02:
+                raise BerError("bad PDU header")
+            numbers.append(int.from_bytes(data[start:pos], "big", signed=True))
+        tag, pos, end = _header(data, pos, end)
+        if tag != 0x30:
+            raise BerError("bad varbind list")
+        return numbers[0], numbers[1], numbers[2], _varbinds(data, pos, end)
+    except (IndexError, ValueError) as exc:
+        raise BerError(str(exc) or "malformed") from None
+
+
+_oids: dict[bytes, Oid] = {}
+_values: dict[tuple[int, bytes], SnmpValue] = {}
+_new = object.__new__
+_COUNTERS = {0x41: "counter32", 0x46: "counter64"}
+
+
+def _varbinds(data: bytes, pos: int, end: int) -> list[tuple[Oid, SnmpValue]]:
+    """The varbind list: short-form lengths decoded inline, OIDs and non-counter values cached across polls."""
+    out = []
+    append = out.append
+    oids, values, counters = _oids, _values, _COUNTERS
+    while pos < end:
+        size, olen = data[pos + 1], data[pos + 3]
+        if data[pos] != 0x30 or data[pos + 2] != 0x06 or size & 0x80 or olen & 0x80:
+            tag, start, stop = _header(data, pos, end)  # long forms: the general path
+            otag, ostart, ostop = _header(data, start, stop)
+            vtag, vstart, vstop = _header(data, ostop, stop)
+            if tag != 0x30 or otag != 0x06 or vstop != stop:
+                raise BerError("bad varbind")
+        else:
+            stop = pos + 2 + size
+            ostart, ostop = pos + 4, pos + 4 + olen
+            vtag, vlen = data[ostop], data[ostop + 1]
+            vstart = ostop + 2
+            vstop = vstart + vlen
+            if vlen & 0x80 or vstop != stop or stop > end:
+                tag, start, stop = _header(data, pos, end)
+                vtag, vstart, vstop = _header(data, ostop, stop)
+                if vstop != stop:
+                    raise BerError("bad varbind")
+        raw_oid = data[ostart:ostop]
+        oid = oids.get(raw_oid)
+        if oid is None:
+            oid = decode_oid(raw_oid)
+            if len(oids) > 50_000:
+                oids.clear()
+            oids[raw_oid] = oid
+        raw = data[vstart:vstop]
+        kind = counters.get(vtag)
+        if kind is not None:
+            value = _new(SnmpValue)
+            fields = value.__dict__
+            fields["kind"] = kind
+            fields["value"] = int.from_bytes(raw, "big")
+        else:
+            key = (vtag, raw)
+            value = values.get(key)
+            if value is None:
+                value = _value(vtag, raw)
+                if len(values) > 50_000:
+                    values.clear()
+                values[key] = value
+        append((oid, value))
+        pos = stop
+    return out

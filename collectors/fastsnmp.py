@@ -1,0 +1,220 @@
+"""A lean SNMP v1/v2c engine: hand-written BER, one UDP socket per event loop, many requests in flight."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ipaddress
+import itertools
+import random
+import socket
+from typing import Any
+
+from collectors.ber import (
+    END_OF_MIB,
+    ERROR_NAMES,
+    GET,
+    GETBULK,
+    GETNEXT,
+    BerError,
+    decode_response,
+    encode_request,
+    request_id_of,
+)
+from collectors.snmptypes import MISSING, Oid, SnmpError, SnmpTarget, SnmpTimeout, SnmpValue, format_oid, parse_oid
+
+TIMEOUT_TEXT = "no SNMP response before the timeout (wrong community, host down or filtered)"
+MALFORMED_TEXT = "malformed SNMP response from the agent"
+RECEIVE_BUFFER = 4 * 1024 * 1024
+_ids = itertools.count(random.randrange(1, 2**30))
+
+
+class _Pending:
+    """One request in flight: its future, where it went, and its retry timer."""
+
+    __slots__ = ("addr", "dispatcher", "future", "message", "timeout", "timer", "tries_left")
+
+    def __init__(self, dispatcher: _Dispatcher, addr: tuple, message: bytes, tries: int, timeout: float):
+        self.dispatcher = dispatcher
+        self.future: asyncio.Future[bytes] = dispatcher.loop.create_future()
+        self.addr, self.message, self.tries_left, self.timeout = addr, message, tries, timeout
+        self.timer: asyncio.TimerHandle | None = None
+
+    def send(self) -> None:
+        """Send (again), or fail with a timeout when every try is spent."""
+        if self.future.done():
+            return
+        if self.tries_left <= 0:
+            self.future.set_exception(SnmpTimeout(TIMEOUT_TEXT))
+            return
+        self.tries_left -= 1
+        self.dispatcher.transport.sendto(self.message, self.addr)
+        self.timer = self.dispatcher.loop.call_later(self.timeout, self.send)
+
+
+class _Dispatcher(asyncio.DatagramProtocol):
+    """The one socket of an address family on one event loop; answers are matched by request id and sender."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop):
+        self.loop = loop
+        self.transport: Any = None
+        self.pending: dict[int, _Pending] = {}
+
+    def connection_made(self, transport: Any) -> None:
+        self.transport = transport
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RECEIVE_BUFFER)
+
+    def datagram_received(self, data: bytes, addr: tuple) -> None:
+        try:
+            entry = self.pending.get(request_id_of(data))
+        except BerError:
+            for entry in list(self.pending.values()):  # cannot tell which request: fail those sent to this agent
+                if entry.addr[:2] == addr[:2] and not entry.future.done():
+                    entry.future.set_exception(SnmpError(MALFORMED_TEXT))
+            return
+        if entry is not None and entry.addr[:2] == addr[:2] and not entry.future.done():
+            entry.future.set_result(data)  # a wrong request id or a stranger's packet is ignored
+
+    def error_received(self, exc: Exception) -> None:
+        """ICMP errors on an unconnected socket cannot be attributed: the retry timer handles them."""
+
+
+_dispatchers: dict[tuple[int, int], asyncio.Future[_Dispatcher]] = {}
+
+
+async def _dispatcher(family: int) -> _Dispatcher:
+    loop = asyncio.get_running_loop()
+    key = (id(loop), family)
+    future = _dispatchers.get(key)
+    if future is not None and future.get_loop() is loop:
+        return await future
+    future = _dispatchers[key] = loop.create_future()
+    try:
+        local = ("::", 0) if family == socket.AF_INET6 else ("0.0.0.0", 0)
+        _, protocol = await loop.create_datagram_endpoint(lambda: _Dispatcher(loop), local_addr=local, family=family)
+    except OSError as exc:
+        del _dispatchers[key]
+        future.set_exception(SnmpError(f"cannot open a UDP socket: {exc.strerror or exc}"))
+        raise SnmpError(f"cannot open a UDP socket: {exc.strerror or exc}") from None
+    future.set_result(protocol)
+    return protocol
+
+
+class FastSession:
+    """A v1/v2c session to one agent on the loop's shared socket (same interface as collectors.snmp.SnmpSession)."""
+
+    def __init__(self, target: SnmpTarget):
+        if target.version not in ("1", "2c"):
+            raise SnmpError(f"the fast engine speaks SNMP v1 and v2c, not {target.version!r}")
+        self.target = target
+        self.requests = 0
+        self._version = 0 if target.version == "1" else 1
+        self._community = target.community.encode()
+        self._addr: tuple | None = None
+        self._family = socket.AF_INET
+        self._repetitions = max(1, target.max_repetitions)
+
+    async def _address(self) -> tuple:
+        if self._addr is None:
+            host, port = self.target.host, self.target.port
+            try:
+                ip = ipaddress.ip_address(host.strip("[]"))
+                infos = [(socket.AF_INET6 if ip.version == 6 else socket.AF_INET, (str(ip), port))]
+            except ValueError:
+                try:
+                    found = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_DGRAM)
+                except OSError as exc:
+                    raise SnmpError(f"cannot resolve host {host!r}: {exc.strerror or exc}") from None
+                infos = [(family, addr[:2]) for family, _, _, _, addr in found]
+            if not infos:
+                raise SnmpError(f"cannot resolve host {host!r}")
+            self._family, self._addr = infos[0]
+        return self._addr
+
+    async def _request(self, pdu: int, a: int, b: int, oids: list[Oid]) -> tuple[int, int, list]:
+        addr = await self._address()
+        dispatcher = await _dispatcher(self._family)
+        request_id = next(_ids) & 0x7FFFFFFF
+        message = encode_request(self._version, self._community, pdu, request_id, a, b, oids)
+        entry = _Pending(dispatcher, addr, message, self.target.retries + 1, self.target.timeout)
+        dispatcher.pending[request_id] = entry
+        self.requests += 1
+        try:
+            entry.send()
+            data = await entry.future
+        finally:
+            del dispatcher.pending[request_id]
+            if entry.timer is not None:
+                entry.timer.cancel()
+        try:
+            _, status, index, varbinds = decode_response(data)
+        except BerError:
+            raise SnmpError(MALFORMED_TEXT) from None
+        return status, index, varbinds
+
+    def _status_error(self, status: int, index: int, oids: list[Oid]) -> SnmpError:
+        name = ERROR_NAMES[status] if 0 <= status < len(ERROR_NAMES) else f"error {status}"
+        where = format_oid(oids[index - 1]) if 0 < index <= len(oids) else "request"
+        return SnmpError(f"agent error {name} at {where}")
+
+    async def get(self, oids: list[str]) -> dict[str, SnmpValue]:
+        """GET scalars; absent objects come back as MISSING instead of failing the whole request."""
+        result = {oid: MISSING for oid in oids}
+        pending = [(text, parse_oid(text)) for text in oids]
+        while pending:
+            asked = [oid for _, oid in pending]
+            status, index, varbinds = await self._request(GET, 0, 0, asked)
+            if status == 2 and 0 < index <= len(pending):  # SNMPv1 noSuchName: drop it and ask again
+                pending.pop(index - 1)
+                continue
+            if status:
+                raise self._status_error(status, index, asked)
+            for (text, _), (_, value) in zip(pending, varbinds, strict=False):
+                result[text] = MISSING if value is END_OF_MIB else value
+            break
+        return result
+
+    async def walk(self, columns: list[str], max_rows: int = 10000) -> dict[str, dict[Oid, SnmpValue]]:
+        """Walk table columns side by side with GETBULK (GETNEXT on v1); rows keyed by index suffix."""
+        roots = [parse_oid(column) for column in columns]
+        current = list(roots)
+        tables: list[dict[Oid, SnmpValue]] = [{} for _ in columns]
+        active = list(range(len(columns)))
+        while active:
+            asked = [current[i] for i in active]
+            if self._version == 0:
+                status, index, answers = await self._request(GETNEXT, 0, 0, asked)
+            else:
+                status, index, answers = await self._request(GETBULK, 0, self._repetitions, asked)
+            if status == 1 and self._version and self._repetitions > 1:  # tooBig: ask for fewer rows
+                self._repetitions //= 2
+                continue
+            if status == 2 and self._version == 0 and 0 < index <= len(active):  # v1: that column is at the end
+                active.pop(index - 1)
+                continue
+            if status:
+                raise self._status_error(status, index, asked)
+            if not answers:
+                break
+            finished: set[int] = set()
+            width = len(active)
+            for offset, (oid, value) in enumerate(answers):
+                column = active[offset % width]
+                if column in finished:
+                    continue
+                root = roots[column]
+                if value is END_OF_MIB or oid[: len(root)] != root:
+                    finished.add(column)
+                    continue
+                if oid <= current[column]:
+                    raise SnmpError(f"agent returned OIDs out of order in {format_oid(root)} (looping table)")
+                current[column] = oid
+                table = tables[column]
+                table[oid[len(root) :]] = value
+                if len(table) > max_rows:
+                    raise SnmpError(f"table {format_oid(root)} has more than {max_rows} rows; walk stopped")
+            active = [i for i in active if i not in finished]
+        return dict(zip(columns, tables, strict=True))

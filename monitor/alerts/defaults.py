@@ -1,0 +1,78 @@
+"""The built-in rules a user can turn on for a device from its page."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from monitor.alerts.rules import NOT_ANSWERING
+
+
+@dataclass(frozen=True)
+class Default:
+    key: str
+    label: str
+    metric: str
+    unit: str
+    fire: float
+    clear: float
+    direction: str = "above"
+    for_polls: int = 3
+
+
+DEFAULTS: dict[str, Default] = {
+    d.key: d
+    for d in (
+        Default("port_util", "Port utilisation above 80 % (clears at 70 %)", "port_util", "percent", 80, 70),
+        Default("cpu", "CPU above 90 % (clears at 80 %)", "cpu", "absolute", 90, 80),
+        Default(
+            "temperature",
+            "Temperature above the device's own warning threshold (clears 3 degrees below)",
+            "temperature",
+            "warning",
+            0,
+            -3,
+        ),
+        Default(
+            "volume_latency",
+            "Volume latency above 50 ms, VMware's storage latency problem threshold (clears at 40 ms)",
+            "volume_latency",
+            "absolute",
+            50,
+            40,
+        ),
+        Default("not_answering", "Device not answering for 3 polls", NOT_ANSWERING, "absolute", 0.5, 0.5),
+    )
+}
+
+
+def enable(device, key: str, user) -> object:
+    """Create (or re-enable) a device's built-in rule, mailing the user who turned it on."""
+    from monitor.alerts.models import Rule
+
+    spec = DEFAULTS[key]
+    rule, created = Rule.objects.get_or_create(
+        device=device,
+        builtin=key,
+        scope=Rule.Scope.DEVICE,
+        defaults={
+            "name": f"{device.name}: {spec.label}"[:200],
+            "metric": spec.metric,
+            "unit": spec.unit,
+            "direction": spec.direction,
+            "fire_level": spec.fire,
+            "clear_level": spec.clear,
+            "for_polls": spec.for_polls,
+        },
+    )
+    if not created and not rule.enabled:
+        rule.enabled = True
+        rule.save(update_fields=["enabled"])
+    rule.recipient_users.add(user)
+    return rule
+
+
+def disable(device, key: str) -> None:
+    """Turn a device's built-in rule off (kept, with its history)."""
+    from monitor.alerts.models import Rule
+
+    Rule.objects.filter(device=device, builtin=key, scope=Rule.Scope.DEVICE).update(enabled=False)

@@ -1,0 +1,138 @@
+"""Send queued alert mails: claim a row atomically, send, mark it; on failure retry with back-off."""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import uuid
+from datetime import timedelta
+
+from django.conf import settings
+from django.core.mail import get_connection
+from django.db.models import Exists, OuterRef, Q
+from django.utils import timezone
+
+from monitor.alerts.messages import build_message
+from monitor.alerts.models import Event
+
+log = logging.getLogger(__name__)
+WORKER_ID = f"{socket.gethostname()}:{os.getpid()}"
+
+
+def backoff_s(attempts: int) -> float:
+    """Seconds before attempt number attempts+1: doubling from ALERTS_RETRY_BASE_S up to ALERTS_RETRY_MAX_S."""
+    base, cap = settings.ALERTS_RETRY_BASE_S, settings.ALERTS_RETRY_MAX_S
+    return float(min(cap, base * 2 ** max(attempts - 1, 0)))
+
+
+def due(limit: int = 200) -> list[int]:
+    """Queued events whose next attempt is due, oldest first, skipping any behind an unsent earlier one."""
+    now = timezone.now()
+    earlier = Event.objects.filter(state=OuterRef("state"), id__lt=OuterRef("id"), mail=Event.Mail.QUEUED)
+    rows = (
+        Event.objects.filter(mail=Event.Mail.QUEUED, next_attempt_at__lte=now)
+        .filter(Q(claimed_until__isnull=True) | Q(claimed_until__lt=now))
+        .filter(~Exists(earlier))
+        .order_by("id")
+        .values_list("id", flat=True)
+    )
+    return list(rows[:limit])
+
+
+def claim(event_id: int, worker: str = "") -> str | None:
+    """Take a queued row for sending with one conditional UPDATE; returns a token, or None if another has it."""
+    now = timezone.now()
+    token = f"{worker or WORKER_ID}:{uuid.uuid4().hex[:8]}"
+    lease = now + timedelta(seconds=settings.ALERTS_SEND_LEASE_S)
+    won = (
+        Event.objects.filter(pk=event_id, mail=Event.Mail.QUEUED, next_attempt_at__lte=now)
+        .filter(Q(claimed_until__isnull=True) | Q(claimed_until__lt=now))
+        .update(claimed_by=token, claimed_until=lease)
+    )
+    return token if won == 1 else None
+
+
+def send_one(event_id: int, worker: str = "") -> str:
+    """Claim and send one event's mail; returns "sent", "claimed elsewhere" or "failed: <reason>"."""
+    token = claim(event_id, worker)
+    if token is None:
+        log.info("alert event %s: already claimed or not due", event_id)
+        return "claimed elsewhere"
+    event = Event.objects.select_related("rule", "device", "state").get(pk=event_id)
+    try:
+        message = build_message(event, connection=get_connection(timeout=settings.EMAIL_TIMEOUT))
+        message.send(fail_silently=False)
+    except Exception as exc:  # SMTP down, refused, timed out: keep the row and retry later
+        reason = _safe(f"{type(exc).__name__}: {exc}")
+        attempts = event.attempts + 1
+        Event.objects.filter(pk=event_id, claimed_by=token).update(
+            attempts=attempts,
+            last_error=reason,
+            next_attempt_at=timezone.now() + timedelta(seconds=backoff_s(attempts)),
+            claimed_by="",
+            claimed_until=None,
+        )
+        log.warning("alert event %s: mail not sent (attempt %s): %s", event_id, attempts, reason)
+        return f"failed: {reason}"
+    Event.objects.filter(pk=event_id, claimed_by=token).update(
+        mail=Event.Mail.SENT, sent_at=timezone.now(), attempts=event.attempts + 1, last_error="", claimed_until=None
+    )
+    log.info("alert event %s: mail sent by %s", event_id, token)
+    return "sent"
+
+
+def send_due(worker: str = "") -> dict[str, int]:
+    """Send every due mail; stops at the first failure of a run (the server is likely down for all)."""
+    counts = {"sent": 0, "failed": 0, "skipped": 0}
+    while True:  # again after each round: a sent mail may unblock the next one of the same target
+        sent_before = counts["sent"]
+        for event_id in due():
+            outcome = send_one(event_id, worker)
+            key = "sent" if outcome == "sent" else "failed" if outcome.startswith("failed") else "skipped"
+            counts[key] += 1
+            if key == "failed":
+                _defer_all(outcome)
+                return counts
+        if counts["sent"] == sent_before:
+            return counts
+
+
+def _defer_all(reason: str) -> None:
+    """When the server is down, the other due rows wait too, so one outage is not N timeouts per run."""
+    now = timezone.now()
+    Event.objects.filter(mail=Event.Mail.QUEUED, next_attempt_at__lte=now, claimed_until__isnull=True).update(
+        next_attempt_at=now + timedelta(seconds=settings.ALERTS_RETRY_BASE_S), last_error=reason[6:]
+    )
+
+
+def next_due_in() -> float | None:
+    """Seconds until the next queued row is due (0 if now), None when nothing is waiting."""
+    first = Event.objects.filter(mail=Event.Mail.QUEUED).order_by("next_attempt_at").first()
+    if first is None or first.next_attempt_at is None:
+        return None
+    return max((first.next_attempt_at - timezone.now()).total_seconds(), 0.0)
+
+
+def delivery_problem() -> dict | None:
+    """What the alerts page shows while mails fail: how many wait, the last error, the next attempt."""
+    failing = Event.objects.filter(mail=Event.Mail.QUEUED, attempts__gt=0)
+    last = failing.order_by("-next_attempt_at").first()
+    if last is None:
+        return None
+    waiting = Event.objects.filter(mail=Event.Mail.QUEUED).count()
+    first = failing.order_by("next_attempt_at").first()
+    return {
+        "waiting": waiting,
+        "error": last.last_error,
+        "attempts": last.attempts,
+        "next_attempt_at": first.next_attempt_at,
+    }
+
+
+def _safe(text: str) -> str:
+    """An error message fit for pages and logs: the SMTP password never appears."""
+    secret = getattr(settings, "EMAIL_HOST_PASSWORD", "")
+    if secret:
+        text = text.replace(secret, "***")
+    return text[:500]

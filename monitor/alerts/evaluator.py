@@ -1,0 +1,133 @@
+"""Feed each poll's values through the rules' state machines and store every change as an Event row."""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from monitor.alerts import delivery, engine, scopes
+from monitor.alerts.models import AlertState, Event, Rule
+from monitor.alerts.rules import METRICS, comparable, observe
+
+log = logging.getLogger(__name__)
+
+
+def on_poll_finished(sender, device, samples, error, **kwargs) -> None:
+    """poll_finished receiver: evaluate, then ask a worker to send what was queued."""
+    # Also kick when older mails are due: a lost kick or follow-up is made up by the next poll.
+    if evaluate(device, samples, error) or delivery.due(limit=1):
+        transaction.on_commit(_kick_sender)
+
+
+def evaluate(device, samples: list, error: str, now: datetime | None = None) -> int:
+    """Run every applicable rule on one poll; returns how many mails were queued."""
+    now = now or timezone.now()
+    muted = scopes.in_maintenance(device, now)
+    queued = 0
+    for rule in scopes.rules_for(device):
+        metric = METRICS.get(rule.metric)
+        if metric is None:
+            continue
+        known = {row.instance: row for row in AlertState.objects.filter(rule=rule, device=device)}
+        for obs in observe(metric, samples, error):
+            if rule.scope == Rule.Scope.SERIES and obs.instance != rule.instance:
+                continue
+            levels = comparable(rule.unit, obs, rule.fire_level, rule.clear_level)
+            if levels is None or _unchanged(known.get(obs.instance), rule, *levels, now=now, muted=muted):
+                continue
+            queued += _advance(rule, device, obs.instance, *levels, now=now, muted=muted)
+    return queued
+
+
+def _unchanged(row, rule: Rule, value: float, fire: float, clear: float, now, muted: bool) -> bool:
+    """An OK target that stays OK needs no write (most ports, most polls): one read instead of a lock."""
+    if row is None or row.state != AlertState.State.OK or row.flapping:
+        return False
+    before = _snapshot(row)
+    result = engine.step(before, _condition(rule, fire, clear), value, now.timestamp(), muted)
+    return not result.changes and result.snapshot == before
+
+
+def _condition(rule: Rule, fire: float, clear: float) -> engine.Condition:
+    return engine.Condition(
+        above=rule.direction == Rule.Direction.ABOVE,
+        fire=fire,
+        clear=clear,
+        for_polls=rule.for_polls,
+        repeat_s=rule.repeat_minutes * 60.0,
+        flap_changes=settings.ALERTS_FLAP_CHANGES,
+        flap_window_s=float(settings.ALERTS_FLAP_WINDOW_S),
+    )
+
+
+def _ts(value: datetime | None) -> float | None:
+    return value.timestamp() if value else None
+
+
+def _dt(value: float | None) -> datetime | None:
+    return datetime.fromtimestamp(value, UTC) if value is not None else None
+
+
+def _snapshot(row: AlertState) -> engine.Snapshot:
+    return engine.Snapshot(
+        state=row.state,
+        count=row.count,
+        since=_ts(row.since),
+        alerted=row.alerted,
+        flapping=row.flapping,
+        changes=tuple(float(t) for t in row.changes or ()),
+        last_notified=_ts(row.last_notified_at),
+        acknowledged=row.acknowledged_at is not None,
+    )
+
+
+def _advance(rule, device, instance: str, value: float, fire: float, clear: float, now, muted: bool) -> int:
+    """One target, one value: lock its state row, step the machine, store the changes atomically."""
+    with transaction.atomic():
+        row, _ = AlertState.objects.get_or_create(rule=rule, device=device, instance=instance)
+        row = AlertState.objects.select_for_update().get(pk=row.pk)
+        before = _snapshot(row)
+        result = engine.step(before, _condition(rule, fire, clear), value, now.timestamp(), muted)
+        snap = result.snapshot
+        row.state, row.count, row.since = snap.state, snap.count, _dt(snap.since)
+        row.alerted, row.flapping, row.changes = snap.alerted, snap.flapping, list(snap.changes)
+        row.last_notified_at, row.value, row.fire_level = _dt(snap.last_notified), value, fire
+        if not snap.acknowledged:
+            row.acknowledged_at, row.acknowledged_by = None, ""
+        row.save()
+        recipients = bool(rule.recipients()) if result.changes else True
+        queued = 0
+        for change in result.changes:
+            mail = change.mail
+            if mail == engine.QUEUED and not recipients:
+                mail = Event.Mail.NO_RECIPIENT
+            Event.objects.create(
+                state=row,
+                rule=rule,
+                device=device,
+                instance=instance,
+                kind=change.kind,
+                to_state=change.to_state,
+                value=value,
+                fire_level=fire,
+                clear_level=clear,
+                since=row.since or (_dt(before.since) if change.kind == "clear" else None),
+                mail=mail,
+                next_attempt_at=now if mail == engine.QUEUED else None,
+            )
+            queued += mail == engine.QUEUED
+        return queued
+
+
+def _kick_sender() -> None:
+    """Ask a worker to send now; beat (or the next poll) sends anyway if the broker is away."""
+    try:
+        from monitor.alerts.tasks import send_pending
+
+        send_pending.apply_async(retry=False, ignore_result=True)
+    except Exception as exc:
+        log.warning("could not queue the alert sender (will retry from beat): %s", exc)

@@ -1,0 +1,124 @@
+"""Rule and maintenance forms (admin and pages): bad input gets a message next to its field."""
+
+from __future__ import annotations
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
+
+from monitor.alerts.models import Maintenance, Rule
+from monitor.alerts.rules import METRICS
+from monitor.alerts.scopes import branches_supported
+from monitor.models import Device
+
+
+class RuleForm(forms.ModelForm):
+    class Meta:
+        model = Rule
+        fields = [
+            "name",
+            "enabled",
+            "metric",
+            "scope",
+            "device",
+            "instance",
+            "profile",
+            "branch",
+            "direction",
+            "unit",
+            "fire_level",
+            "clear_level",
+            "for_polls",
+            "repeat_minutes",
+            "recipient_users",
+            "recipient_emails",
+        ]
+        widgets = {
+            "recipient_emails": forms.Textarea(attrs={"rows": 3}),
+            "recipient_users": forms.CheckboxSelectMultiple,
+        }
+        error_messages = {
+            "metric": {"invalid_choice": "Unknown metric %(value)s: choose one of the metrics in the list."},
+        }
+
+    def clean_recipient_emails(self) -> str:
+        text = self.cleaned_data.get("recipient_emails", "")
+        addresses = [a.strip() for a in text.replace(",", "\n").splitlines() if a.strip()]
+        for address in addresses:
+            try:
+                validate_email(address)
+            except ValidationError:
+                raise ValidationError(f"{address[:80]!r} is not an email address.") from None
+        return "\n".join(addresses)
+
+    def clean(self) -> dict:
+        data = super().clean()
+        self._check_recipients(data)
+        self._check_scope(data)
+        self._check_levels(data)
+        return data
+
+    def _check_recipients(self, data: dict) -> None:
+        users = list(data.get("recipient_users") or [])
+        for user in users:
+            if not user.email:
+                self.add_error("recipient_users", f"User {user.get_username()} has no email address.")
+        if not users and not data.get("recipient_emails") and "recipient_emails" not in self.errors:
+            self.add_error("recipient_emails", "Add at least one recipient: a user or an email address.")
+
+    def _check_scope(self, data: dict) -> None:
+        scope = data.get("scope")
+        if scope in (Rule.Scope.SERIES, Rule.Scope.DEVICE) and not data.get("device"):
+            self.add_error("device", "Choose the device this rule watches.")
+        if scope == Rule.Scope.SERIES and not data.get("instance"):
+            self.add_error("instance", "Name the port, volume or sensor (for example 1/g1).")
+        if scope == Rule.Scope.PROFILE:
+            if not any(f.name == "profile" for f in Device._meta.get_fields()):
+                self.add_error("scope", "Devices have no profile yet: choose another scope.")
+            elif not data.get("profile"):
+                self.add_error("profile", "Name the device profile.")
+        if scope == Rule.Scope.BRANCH:
+            if not branches_supported():
+                self.add_error("scope", "Tree branches need the graph trees app, which cannot list branches yet.")
+            elif not data.get("branch"):
+                self.add_error("branch", "Name the tree branch.")
+
+    def _check_levels(self, data: dict) -> None:
+        metric = METRICS.get(data.get("metric") or "")
+        unit = data.get("unit")
+        if metric is not None and unit == Rule.Unit.PERCENT and not metric.speed_field:
+            self.add_error("unit", f"Percent of port speed only applies to port metrics, not {metric.label}.")
+        if metric is not None and unit == Rule.Unit.WARNING and not metric.warning_field:
+            self.add_error("unit", f"{metric.label} has no device warning threshold to be relative to.")
+        fire, clear, direction = data.get("fire_level"), data.get("clear_level"), data.get("direction")
+        if fire is None or clear is None:
+            return
+        if direction == Rule.Direction.ABOVE and clear > fire:
+            self.add_error(
+                "clear_level", f"For an 'above' rule the clear level must be at or below the fire level ({fire:g})."
+            )
+        if direction == Rule.Direction.BELOW and clear < fire:
+            self.add_error(
+                "clear_level", f"For a 'below' rule the clear level must be at or above the fire level ({fire:g})."
+            )
+
+
+class MaintenanceForm(forms.ModelForm):
+    class Meta:
+        model = Maintenance
+        fields = ["device", "branch", "starts_at", "ends_at", "reason"]
+        widgets = {
+            "starts_at": forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
+            "ends_at": forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
+        }
+
+    def clean(self) -> dict:
+        data = super().clean()
+        if bool(data.get("device")) == bool(data.get("branch")):
+            self.add_error("device", "Choose a device or a tree branch (one of the two).")
+        if data.get("branch") and not branches_supported():
+            self.add_error("branch", "Tree branches need the graph trees app, which cannot list branches yet.")
+        starts, ends = data.get("starts_at"), data.get("ends_at")
+        if starts and ends and ends <= starts:
+            self.add_error("ends_at", "The end must be after the start.")
+        return data

@@ -1,0 +1,102 @@
+"""Compose an alert mail (plain text and HTML) from an Event row; device strings are escaped in HTML."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.core.mail import EmailMultiAlternatives
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import timezone
+
+from monitor.alerts.rules import METRICS, NOT_ANSWERING, format_value
+from monitor.models import Interface
+
+HEADLINES = {
+    "fire": "FIRING",
+    "repeat": "STILL FIRING",
+    "clear": "RECOVERED",
+    "flapping": "FLAPPING",
+    "settled": "STOPPED FLAPPING",
+}
+
+
+def _plain(text: str, limit: int = 120) -> str:
+    """A device string fit for a subject line: no control characters, bounded length."""
+    return re.sub(r"[\x00-\x1f\x7f]+", " ", text)[:limit]
+
+
+def duration_text(seconds: float) -> str:
+    """Seconds as '2 h 5 min', '3 min 10 s' or '12 s'."""
+    seconds = int(max(seconds, 0))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours} h {minutes} min"
+    return f"{minutes} min {secs} s" if minutes else f"{secs} s"
+
+
+def graph_link(event) -> str:
+    """The device page with the range around the event (an hour before it started to an hour after)."""
+    start = (event.since or event.created_at) - timedelta(hours=1)
+    end = min(event.created_at + timedelta(hours=1), timezone.now() + timedelta(hours=12))
+    query = urlencode({"start": int(start.timestamp()), "end": int(end.timestamp())})
+    return f"{settings.MONITOR_BASE_URL.rstrip('/')}{reverse('device', args=[event.device_id])}?{query}"
+
+
+def context(event) -> dict:
+    """Everything the mail templates show: what crossed what level, for how long, the value now, a link."""
+    rule, metric = event.rule, METRICS.get(event.rule.metric)
+    unit = rule.unit if rule.unit != "warning" else "absolute"
+    alias = ""
+    if metric and metric.instance_tag == "port" and event.instance:
+        alias = (
+            Interface.objects.filter(device_id=event.device_id, name=event.instance)
+            .values_list("alias", flat=True)
+            .first()
+            or ""
+        )
+    target = event.device.name + (f" {event.instance}" if event.instance else "")
+    level = event.fire_level if event.kind != "clear" else event.clear_level
+    held = (event.created_at - event.since).total_seconds() if event.since else None
+    comparison = "above" if rule.direction == "above" else "below"
+    if event.kind == "clear":
+        comparison = "back to or below" if rule.direction == "above" else "back to or above"
+    return {
+        "event": event,
+        "rule": rule,
+        "headline": HEADLINES.get(event.kind, event.kind.upper()),
+        "metric_label": metric.label if metric else rule.metric,
+        "target": target,
+        "alias": alias,
+        "value": format_value(metric, unit, event.value) if metric else str(event.value),
+        "level": format_value(metric, unit, level) if metric else str(level),
+        "comparison": comparison,
+        "not_answering": rule.metric == NOT_ANSWERING,
+        "duration": duration_text(held) if held is not None else "",
+        "polls": rule.for_polls,
+        "link": graph_link(event),
+        "flap_window": duration_text(settings.ALERTS_FLAP_WINDOW_S),
+        "flap_changes": settings.ALERTS_FLAP_CHANGES,
+    }
+
+
+def build_message(event, connection=None) -> EmailMultiAlternatives:
+    """The mail for one event, addressed to the rule's recipients."""
+    ctx = context(event)
+    subject = _plain(f"[{ctx['headline']}] {ctx['target']}: {ctx['metric_label']} {ctx['value']}", 200)
+    text = render_to_string("alerts/email/alert.txt", ctx)
+    html = render_to_string("alerts/email/alert.html", ctx)
+    message = EmailMultiAlternatives(
+        subject=subject,
+        body=text,
+        from_email=settings.DEFAULT_FROM_EMAIL,
+        to=event.rule.recipients(),
+        connection=connection,
+        headers={"X-Monitor-Event": str(event.pk)},
+    )
+    message.attach_alternative(html, "text/html")
+    return message

@@ -1,0 +1,165 @@
+"""Rules, their per-target state, every state change (the mail outbox) and maintenance windows."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+
+from monitor.alerts.rules import METRIC_CHOICES
+from monitor.models import Device
+
+
+class Rule(models.Model):
+    """What to watch (a metric over a scope) and when it fires, clears, repeats and who is told."""
+
+    class Scope(models.TextChoices):
+        SERIES = "series", "one series of one device (a port, a volume, a sensor)"
+        DEVICE = "device", "every series of the metric on one device"
+        PROFILE = "profile", "every device of a profile"
+        ALL = "all", "every device"
+        BRANCH = "branch", "every device under a tree branch"
+
+    class Direction(models.TextChoices):
+        ABOVE = "above", "above"
+        BELOW = "below", "below"
+
+    class Unit(models.TextChoices):
+        ABSOLUTE = "absolute", "absolute value"
+        PERCENT = "percent", "percent of port speed"
+        WARNING = "warning", "offset from the device's own warning threshold"
+
+    name = models.CharField(max_length=200)
+    metric = models.CharField(max_length=40, choices=METRIC_CHOICES)
+    scope = models.CharField(max_length=10, choices=Scope.choices, default=Scope.DEVICE)
+    device = models.ForeignKey(Device, null=True, blank=True, on_delete=models.CASCADE, related_name="alert_rules")
+    instance = models.CharField(
+        max_length=255, blank=True, default="", help_text="Port, volume or sensor name (one-series scope only)."
+    )
+    profile = models.CharField(max_length=100, blank=True, default="")
+    branch = models.CharField(max_length=100, blank=True, default="", help_text="Tree branch id (branch scope).")
+    direction = models.CharField(max_length=5, choices=Direction.choices, default=Direction.ABOVE)
+    unit = models.CharField(max_length=8, choices=Unit.choices, default=Unit.ABSOLUTE)
+    fire_level = models.FloatField()
+    clear_level = models.FloatField(help_text="Hysteresis: the value must come back past this level to clear.")
+    for_polls = models.PositiveSmallIntegerField(
+        "for (polls)", default=3, validators=[MinValueValidator(1), MaxValueValidator(1000)]
+    )
+    repeat_minutes = models.PositiveIntegerField(
+        default=0, validators=[MaxValueValidator(10080)], help_text="Re-send while still firing; 0: never."
+    )
+    recipient_users = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="alert_rules")
+    recipient_emails = models.TextField(blank=True, default="", help_text="Email addresses, one per line or commas.")
+    enabled = models.BooleanField(default=True)
+    builtin = models.CharField(max_length=30, blank=True, default="", help_text="Which built-in default this is.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name", "id"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def recipients(self) -> list[str]:
+        """Every address to mail: the users' emails plus the listed addresses, without duplicates."""
+        found = [u.email for u in self.recipient_users.all() if u.email]
+        found += [a.strip() for a in self.recipient_emails.replace(",", "\n").splitlines() if a.strip()]
+        return list(dict.fromkeys(found))
+
+
+class AlertState(models.Model):
+    """Where one rule stands for one target (device + series), between polls."""
+
+    class State(models.TextChoices):
+        OK = "ok", "OK"
+        PENDING = "pending", "pending"
+        FIRING = "firing", "firing"
+
+    rule = models.ForeignKey(Rule, on_delete=models.CASCADE, related_name="states")
+    device = models.ForeignKey(Device, on_delete=models.CASCADE, related_name="alert_states")
+    instance = models.CharField(max_length=255, blank=True, default="")
+    state = models.CharField(max_length=8, choices=State.choices, default=State.OK)
+    count = models.PositiveIntegerField(default=0)
+    since = models.DateTimeField(null=True, blank=True)
+    value = models.FloatField(null=True, blank=True)
+    fire_level = models.FloatField(null=True, blank=True)
+    alerted = models.BooleanField(default=False)
+    flapping = models.BooleanField(default=False)
+    changes = models.JSONField(default=list, blank=True)
+    last_notified_at = models.DateTimeField(null=True, blank=True)
+    acknowledged_at = models.DateTimeField(null=True, blank=True)
+    acknowledged_by = models.CharField(max_length=150, blank=True, default="")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["device", "rule", "instance"]
+        constraints = [
+            models.UniqueConstraint(fields=["rule", "device", "instance"], name="one_alert_state_per_target")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.rule} {self.device} {self.instance}".strip()
+
+
+class Event(models.Model):
+    """One state change, stored before any mail: sending claims the row, so nothing is lost or sent twice."""
+
+    class Kind(models.TextChoices):
+        PENDING = "pending", "pending"
+        CANCELLED = "cancelled", "pending, back to OK"
+        FIRE = "fire", "firing"
+        CLEAR = "clear", "recovered"
+        REPEAT = "repeat", "still firing"
+        FLAPPING = "flapping", "flapping"
+        SETTLED = "settled", "stopped flapping"
+
+    class Mail(models.TextChoices):
+        NONE = "none", "no mail"
+        QUEUED = "queued", "waiting to be sent"
+        SENT = "sent", "sent"
+        MUTED = "muted", "muted (maintenance)"
+        SUPPRESSED = "suppressed", "suppressed (flapping)"
+        NO_RECIPIENT = "norecipient", "no recipient"
+
+    state = models.ForeignKey(AlertState, on_delete=models.CASCADE, related_name="events")
+    rule = models.ForeignKey(Rule, on_delete=models.CASCADE, related_name="events")
+    device = models.ForeignKey(Device, on_delete=models.CASCADE, related_name="alert_events")
+    instance = models.CharField(max_length=255, blank=True, default="")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    to_state = models.CharField(max_length=8, choices=AlertState.State.choices)
+    value = models.FloatField(null=True, blank=True)
+    fire_level = models.FloatField(null=True, blank=True)
+    clear_level = models.FloatField(null=True, blank=True)
+    since = models.DateTimeField(null=True, blank=True, help_text="When the condition started.")
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    mail = models.CharField(max_length=12, choices=Mail.choices, default=Mail.NONE, db_index=True)
+    attempts = models.PositiveIntegerField(default=0)
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    claimed_by = models.CharField(max_length=100, blank=True, default="")
+    claimed_until = models.DateTimeField(null=True, blank=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.TextField(blank=True, default="")
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()}: {self.rule} {self.device} {self.instance}".strip()
+
+
+class Maintenance(models.Model):
+    """A period during which what fires for a device (or a tree branch) is recorded but not mailed."""
+
+    device = models.ForeignKey(
+        Device, null=True, blank=True, on_delete=models.CASCADE, related_name="maintenance_windows"
+    )
+    branch = models.CharField(max_length=100, blank=True, default="", help_text="Tree branch id instead of a device.")
+    starts_at = models.DateTimeField()
+    ends_at = models.DateTimeField()
+    reason = models.CharField(max_length=300, blank=True, default="")
+
+    class Meta:
+        ordering = ["-starts_at"]
+
+    def __str__(self) -> str:
+        return f"maintenance {self.device or self.branch} {self.starts_at:%Y-%m-%d %H:%M}"

@@ -1,0 +1,128 @@
+"""The registry of metrics a rule may watch, and how each is read from a poll's samples."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from collectors.samples import Sample
+
+NOT_ANSWERING = "not_answering"
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A number in the samples: a (measurement, field) pair, or the max of several fields."""
+
+    key: str
+    label: str
+    measurement: str
+    fields: tuple[str, ...]
+    unit: str
+    instance_tag: str = ""  # the tag that names a series (port, volume, sensor name); "" for device-wide
+    match: tuple[tuple[str, str], ...] = ()  # tags a sample must carry (e.g. sensor kind)
+    speed_field: str = ""  # allows levels in percent of this field (ports)
+    warning_field: str = ""  # allows levels relative to the device's own threshold
+
+
+METRICS: dict[str, Metric] = {
+    m.key: m
+    for m in (
+        Metric("port_in", "Port In (bit/s)", "interface", ("in_bps",), "bit/s", "port", speed_field="speed_bps"),
+        Metric("port_out", "Port Out (bit/s)", "interface", ("out_bps",), "bit/s", "port", speed_field="speed_bps"),
+        Metric(
+            "port_util",
+            "Port utilisation (max of In and Out)",
+            "interface",
+            ("in_bps", "out_bps"),
+            "bit/s",
+            "port",
+            speed_field="speed_bps",
+        ),
+        Metric("cpu", "CPU utilisation", "system", ("cpu_util",), "%"),
+        Metric(
+            "temperature",
+            "Temperature sensor",
+            "sensor",
+            ("value",),
+            "°C",
+            "name",
+            match=(("kind", "temperature"),),
+            warning_field="warning_high",
+        ),
+        Metric(
+            "volume_latency",
+            "Volume latency (max of read and write)",
+            "volume",
+            ("read_latency_ms", "write_latency_ms"),
+            "ms",
+            "volume",
+        ),
+        Metric("volume_read_latency", "Volume read latency", "volume", ("read_latency_ms",), "ms", "volume"),
+        Metric("volume_write_latency", "Volume write latency", "volume", ("write_latency_ms",), "ms", "volume"),
+        Metric(NOT_ANSWERING, "Device not answering (1 when a poll fails)", "", (), ""),
+    )
+}
+METRIC_CHOICES = [(m.key, m.label) for m in METRICS.values()]
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One target's value from one poll, with what levels may be relative to."""
+
+    instance: str
+    value: float
+    speed: float | None = None
+    warning: float | None = None
+
+
+def observe(metric: Metric, samples: list, error: str) -> list[Observation]:
+    """The values of a metric in one poll's samples; empty where a value is absent (a gap)."""
+    if metric.key == NOT_ANSWERING:
+        return [Observation("", 1.0 if error else 0.0)]
+    if error:
+        return []
+    found = []
+    for sample in samples:
+        if not isinstance(sample, Sample) or sample.measurement != metric.measurement:
+            continue
+        if any(sample.tags.get(tag) != want for tag, want in metric.match):
+            continue
+        values = [float(sample.fields[f]) for f in metric.fields if isinstance(sample.fields.get(f), int | float)]
+        if not values:
+            continue
+        speed = sample.fields.get(metric.speed_field) if metric.speed_field else None
+        warning = sample.fields.get(metric.warning_field) if metric.warning_field else None
+        found.append(
+            Observation(
+                sample.tags.get(metric.instance_tag, "") if metric.instance_tag else "",
+                max(values),
+                float(speed) if isinstance(speed, int | float) and speed > 0 else None,
+                float(warning) if isinstance(warning, int | float) else None,
+            )
+        )
+    return found
+
+
+def comparable(unit: str, obs: Observation, fire: float, clear: float) -> tuple[float, float, float] | None:
+    """(value, fire, clear) in the rule's unit, or None when the target lacks what the unit needs."""
+    if unit == "percent":
+        return None if obs.speed is None else (100.0 * obs.value / obs.speed, fire, clear)
+    if unit == "warning":
+        return None if obs.warning is None else (obs.value, obs.warning + fire, obs.warning + clear)
+    return obs.value, fire, clear
+
+
+def format_value(metric: Metric, unit: str, value: float | None) -> str:
+    """A value as people read it: percent, bit/s with a prefix, or the metric's own unit."""
+    if value is None:
+        return "n/a"
+    if metric.key == NOT_ANSWERING:
+        return "not answering" if value >= 0.5 else "answering"
+    if unit == "percent":
+        return f"{value:.1f} %"
+    if metric.unit == "bit/s":
+        for factor, prefix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+            if abs(value) >= factor:
+                return f"{value / factor:.2f} {prefix}bit/s"
+        return f"{value:.0f} bit/s"
+    return f"{value:.1f} {metric.unit}".strip()

@@ -1,0 +1,127 @@
+"""Downsampling: 5-minute and 1-hour min/mean/max rollups in their own buckets, kept by a Celery job."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+from celery import shared_task
+from django.conf import settings
+from influxdb_client import BucketRetentionRules, InfluxDBClient
+
+from monitor import flux
+
+log = logging.getLogger(__name__)
+STATS = ("min", "mean", "max")
+
+
+@dataclass(frozen=True)
+class Tier:
+    """One resolution of the data: its bucket, its step (0 = raw samples) and how long it is kept."""
+
+    name: str
+    bucket: str
+    step_s: int
+    retention_days: int
+
+    def covers(self, start: datetime, now: datetime) -> bool:
+        return self.retention_days == 0 or start >= now - timedelta(days=self.retention_days)
+
+
+def tiers(base: str | None = None) -> list[Tier]:
+    """Finest first: raw, 5m, 1h (bucket names derive from INFLUXDB_BUCKET)."""
+    base = base or settings.INFLUXDB_BUCKET
+    return [
+        Tier("raw", base, 0, settings.MONITOR_RAW_RETENTION_DAYS),
+        Tier("5m", f"{base}_5m", 300, settings.MONITOR_ROLLUP_5M_RETENTION_DAYS),
+        Tier("1h", f"{base}_1h", 3600, settings.MONITOR_ROLLUP_1H_RETENTION_DAYS),
+    ]
+
+
+def pick_tier(start: datetime, now: datetime | None = None) -> Tier:
+    """The finest tier whose retention still holds the window's start."""
+    now = now or datetime.now(timezone.utc)
+    for tier in tiers():
+        if tier.covers(start, now):
+            return tier
+    return tiers()[-1]
+
+
+def ensure_buckets(client: InfluxDBClient, org: str, base: str | None = None, include_raw: bool = True) -> None:
+    """Create the rollup buckets, and set every tier's retention; existing data is kept (a PATCH, not a re-create)."""
+    api = client.buckets_api()
+    for tier in tiers(base):
+        if tier.step_s == 0 and not include_raw:
+            continue
+        rules = [BucketRetentionRules(type="expire", every_seconds=tier.retention_days * 86400)]
+        bucket = api.find_bucket_by_name(tier.bucket)
+        if bucket is None:
+            api.create_bucket(bucket_name=tier.bucket, retention_rules=rules, org=org)
+        elif [r.every_seconds for r in bucket.retention_rules or []] != [rules[0].every_seconds]:
+            bucket.retention_rules = rules
+            api.update_bucket(bucket)
+            log.info("retention of %s set to %s days", tier.bucket, tier.retention_days)
+
+
+_FROM_RAW = """data = from(bucket: params.src)
+  |> range(start: params.start, stop: params.stop)
+  |> filter(fn: (r) => r._measurement != "poller" and types.isNumeric(v: r._value))
+  |> toFloat()
+"""
+_FROM_ROLLUP = """data = from(bucket: params.src)
+  |> range(start: params.start, stop: params.stop)
+"""
+
+
+def rollup_script(from_raw: bool) -> str:
+    """Flux that writes min/mean/max per step into params.dst, tagged stat=min|mean|max."""
+    parts = [_FROM_RAW if from_raw else _FROM_ROLLUP]
+    for stat in STATS:
+        source = "data" if from_raw else f'data |> filter(fn: (r) => r.stat == "{stat}") |> drop(columns: ["stat"])'
+        parts.append(
+            f'{source}\n  |> aggregateWindow(every: params.every, fn: {stat}, createEmpty: false, timeSrc: "_start")'
+            f'\n  |> set(key: "stat", value: "{stat}")\n  |> to(bucket: params.dst, org: params.org)\n'
+        )
+    return "".join(parts)
+
+
+def rollup(client: InfluxDBClient, start: datetime, stop: datetime) -> None:
+    """Compute both rollup tiers for [start, stop); windows are aligned, so re-running overwrites the same points."""
+    raw, five, hour = tiers()
+    for source, target in ((raw, five), (five, hour)):
+        params = {
+            "src": source.bucket,
+            "dst": target.bucket,
+            "org": settings.INFLUXDB_ORG,
+            "start": _floor(start, target.step_s),
+            "stop": stop,
+            "every": timedelta(seconds=target.step_s),
+        }
+        imports = ("types",) if source.step_s == 0 else ()
+        client.query_api().query(flux.bind(rollup_script(source.step_s == 0), params, imports))
+
+
+def backfill(client: InfluxDBClient, start: datetime, stop: datetime, chunk: timedelta = timedelta(days=14)) -> int:
+    """Roll up a long past range in hour-aligned chunks (each one query per tier); returns the chunk count."""
+    cursor, count = _floor(start, 3600), 0
+    while cursor < stop:
+        upper = min(cursor + chunk, stop)
+        rollup(client, cursor, upper)
+        cursor, count = upper, count + 1
+    return count
+
+
+def _floor(moment: datetime, step_s: int) -> datetime:
+    epoch = int(moment.timestamp())
+    return datetime.fromtimestamp(epoch - epoch % step_s, timezone.utc)
+
+
+@shared_task(name="monitor.rollups.rollup_recent", ignore_result=True)
+def rollup_recent() -> None:
+    """Every 5 minutes: re-roll the last two hours (late samples and the open windows included)."""
+    from monitor.queries import client
+
+    now = datetime.now(timezone.utc)
+    ensure_buckets(client(), settings.INFLUXDB_ORG, include_raw=False)  # raw: by rollup_backfill, never here
+    rollup(client(), now - timedelta(hours=2), now)

@@ -1,0 +1,1 @@
+"""Graph trees, personal dashboards, aggregate graphs and API tokens."""

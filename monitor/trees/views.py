@@ -1,0 +1,146 @@
+"""Tree pages (tree on the left, the selected branch's graphs on the right) and the personal dashboard."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.db.models import Max
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from monitor.models import Graph
+from monitor.trees.models import AggregateGraph, DashboardItem, Tree, TreeNode
+from monitor.viewhelpers import THUMBNAILS_ABOVE, aggregate_card, graph_cards, range_context
+
+MAX_DEPTH = 20
+
+
+def _outline(nodes: list[TreeNode]) -> list[dict]:
+    """Nested [{node, children}] in position order."""
+    children: dict[int | None, list[TreeNode]] = {}
+    for node in nodes:
+        children.setdefault(node.parent_id, []).append(node)
+
+    def build(parent: int | None, depth: int) -> list[dict]:
+        if depth > MAX_DEPTH:
+            return []
+        return [{"node": n, "children": build(n.pk, depth + 1)} for n in children.get(parent, [])]
+
+    return build(None, 0)
+
+
+def _branch_cards(node: TreeNode, nodes: list[TreeNode]) -> list[dict]:
+    """Every graph under a node, depth first, in tree order; a device contributes all its graphs."""
+    by_parent: dict[int | None, list[TreeNode]] = {}
+    for item in nodes:
+        by_parent.setdefault(item.parent_id, []).append(item)
+    cards: list[dict] = []
+    stack, seen = [node], set()
+    while stack:
+        current = stack.pop(0)
+        if current.pk in seen:
+            continue
+        seen.add(current.pk)
+        if current.kind == TreeNode.Kind.DEVICE and current.device_id:
+            cards += graph_cards(Graph.objects.filter(device_id=current.device_id).select_related("device"))
+        elif current.kind == TreeNode.Kind.GRAPH and current.graph_id:
+            cards += graph_cards(Graph.objects.filter(pk=current.graph_id).select_related("device"))
+        elif current.kind == TreeNode.Kind.AGGREGATE and current.aggregate_id:
+            cards.append(aggregate_card(current.aggregate))
+        stack = by_parent.get(current.pk, []) + stack
+    return cards
+
+
+@login_required
+@require_GET
+def tree_index(request: HttpRequest) -> HttpResponse:
+    first = Tree.objects.first()
+    if first is None:
+        return render(request, "monitor/tree.html", {"trees": [], **range_context(request)})
+    query = f"?{request.GET.urlencode()}" if request.GET else ""
+    return redirect(f"/trees/{first.pk}/{query}")
+
+
+@login_required
+@require_GET
+def tree_page(request: HttpRequest, tree_id: int, node_id: int | None = None) -> HttpResponse:
+    tree = get_object_or_404(Tree, pk=tree_id)
+    nodes = list(tree.nodes.select_related("device", "graph", "aggregate"))
+    selected = None
+    if node_id is not None:
+        selected = next((n for n in nodes if n.pk == node_id), None)
+        if selected is None:
+            raise Http404("no such branch in this tree")
+    cards = _branch_cards(selected, nodes) if selected else []
+    context = {
+        "trees": Tree.objects.all(),
+        "tree": tree,
+        "outline": _outline(nodes),
+        "selected": selected,
+        "cards": cards,
+        "thumbnails": len(cards) > THUMBNAILS_ABOVE,
+        **range_context(request),
+    }
+    return render(request, "monitor/tree.html", context)
+
+
+@login_required
+@require_GET
+def dashboard(request: HttpRequest) -> HttpResponse:
+    items = list(DashboardItem.objects.filter(user=request.user).select_related("graph__device", "aggregate"))
+    cards = []
+    for item in items:
+        card = aggregate_card(item.aggregate) if item.aggregate_id else graph_cards([item.graph])[0]
+        cards.append(card | {"item_id": item.pk})
+    return render(request, "monitor/dashboard.html", {"cards": cards, **range_context(request)})
+
+
+def _back(request: HttpRequest, fallback: str) -> HttpResponse:
+    target = request.POST.get("next", "")
+    if not target.startswith("/") or target.startswith("//"):
+        target = fallback
+    return redirect(target)
+
+
+@login_required
+@require_POST
+def pin(request: HttpRequest) -> HttpResponse:
+    """Pin a graph (graph=<id>) or an aggregate (aggregate=<id>) to the user's dashboard."""
+    target = {}
+    for key, model in (("graph", Graph), ("aggregate", AggregateGraph)):
+        raw = request.POST.get(key, "")
+        if raw:
+            if not raw.isdigit() or not model.objects.filter(pk=int(raw)).exists():
+                return HttpResponseBadRequest(f"no such {key}", content_type="text/plain")
+            target[key + "_id"] = int(raw)
+    if len(target) != 1:
+        return HttpResponseBadRequest("send exactly one of graph or aggregate", content_type="text/plain")
+    last = DashboardItem.objects.filter(user=request.user).aggregate(m=Max("position"))["m"] or 0
+    DashboardItem.objects.get_or_create(user=request.user, **target, defaults={"position": last + 1})
+    return _back(request, "/dashboard/")
+
+
+@login_required
+@require_POST
+def unpin(request: HttpRequest, item_id: int) -> HttpResponse:
+    get_object_or_404(DashboardItem, pk=item_id, user=request.user).delete()
+    return _back(request, "/dashboard/")
+
+
+@login_required
+@require_POST
+def move(request: HttpRequest, item_id: int, direction: str) -> HttpResponse:
+    """Swap an item with its neighbour (up or down); positions are renumbered 1..n."""
+    if direction not in ("up", "down"):
+        return HttpResponseBadRequest("direction must be up or down", content_type="text/plain")
+    items = list(DashboardItem.objects.filter(user=request.user))
+    index = next((i for i, item in enumerate(items) if item.pk == item_id), None)
+    if index is None:
+        raise Http404("no such dashboard item")
+    other = index - 1 if direction == "up" else index + 1
+    if 0 <= other < len(items):
+        items[index], items[other] = items[other], items[index]
+    for position, item in enumerate(items, start=1):
+        if item.position != position:
+            DashboardItem.objects.filter(pk=item.pk).update(position=position)
+    return _back(request, "/dashboard/")

@@ -1,0 +1,126 @@
+"""Shared pieces of the pages: the time-range context, graph cards, API auth and request checks."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable
+
+from django.http import HttpRequest, JsonResponse
+from django.urls import reverse
+from django.utils import timezone
+
+from monitor.graphtemplates import TEMPLATES
+from monitor.models import Graph
+from monitor.timerange import PRESETS, RangeError
+
+GROUPS = {"interface": "ports", "system": "system", "sensor": "system", "volume": "storage", "disk_io": "storage"}
+GROUP_ORDER = ("ports", "system", "storage", "other")
+THUMBNAILS_ABOVE = 12
+
+
+def range_context(request: HttpRequest) -> dict:
+    """Presets and which one is active, for the range bar every page shows."""
+    preset = request.GET.get("range", "")
+    if not preset and not request.GET.get("start"):
+        preset = "1d"
+    return {"presets": list(PRESETS), "preset": preset if preset in PRESETS else ""}
+
+
+def group_of(graph: Graph) -> str:
+    template = TEMPLATES.get(graph.template)
+    if template is None:
+        return "other"
+    return template.group or GROUPS.get(template.measurement, "other")
+
+
+def graph_cards(graphs: Iterable[Graph]) -> list[dict]:
+    """What a page needs to draw graphs: id, titles (escaped by the template), data URLs."""
+    graphs = list(graphs)
+    aliases: dict[tuple[int, str], str] = {}
+    from monitor.models import Interface
+
+    devices = {g.device_id for g in graphs}
+    for device_id, name, alias in Interface.objects.filter(device_id__in=devices).values_list(
+        "device_id", "name", "alias"
+    ):
+        aliases[(device_id, name)] = alias
+    cards = []
+    for graph in graphs:
+        template = TEMPLATES.get(graph.template)
+        cards.append(
+            {
+                "id": graph.pk,
+                "kind": "graph",
+                "title": graph.title,
+                "device": graph.device.name,
+                "alias": aliases.get((graph.device_id, graph.instance), ""),
+                "group": group_of(graph),
+                "url": reverse("graph", args=[graph.pk]),
+                "series_url": reverse("graph-series", args=[graph.pk]),
+                "refresh_s": graph.device.poll_interval_s,
+                "percent": bool(template and template.percent_of_speed),
+                "bits": bool(template and template.unit == "bit/s"),
+            }
+        )
+    return cards
+
+
+def aggregate_card(aggregate) -> dict:
+    template = TEMPLATES.get(aggregate.template)
+    return {
+        "id": aggregate.pk,
+        "kind": "aggregate",
+        "title": aggregate.title,
+        "device": "aggregate",
+        "alias": "",
+        "group": "ports",
+        "url": "",
+        "series_url": reverse("aggregate-series", args=[aggregate.pk]),
+        "refresh_s": 60,
+        "percent": bool(template and template.percent_of_speed),
+        "bits": bool(template and template.unit == "bit/s"),
+    }
+
+
+def json_error(status: int, message: str) -> JsonResponse:
+    return JsonResponse({"error": message}, status=status)
+
+
+def api_auth(view: Callable) -> Callable:
+    """Session login or `Authorization: Bearer <token>`; a JSON 401 otherwise (never a login redirect)."""
+
+    @functools.wraps(view)
+    def wrapper(request: HttpRequest, *args, **kwargs):
+        if not request.user.is_authenticated:
+            from monitor.trees.models import ApiToken
+
+            header = request.headers.get("Authorization", "")
+            token = None
+            if header.startswith("Bearer ") and len(header) < 200:
+                token = ApiToken.objects.select_related("user").filter(digest=ApiToken.hash(header[7:].strip())).first()
+            if token is None or not token.user.is_active:
+                return json_error(401, "log in or send a valid API token (Authorization: Bearer <token>)")
+            ApiToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
+            request.user = token.user
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+def parse_points(raw: str | None, maximum: int) -> int:
+    if not raw:
+        return 800
+    try:
+        value = int(raw)
+    except ValueError:
+        raise RangeError(f"points={raw[:20]!r} is not an integer") from None
+    if not 2 <= value <= maximum:
+        raise RangeError(f"points must be between 2 and {maximum}")
+    return value
+
+
+def neutral_cell(value: object) -> object:
+    """Text for a CSV cell that a spreadsheet cannot run as a formula."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
