@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from functools import lru_cache
 
 from collectors.samples import Sample
 
 _MEASUREMENT = str.maketrans({",": r"\,", " ": r"\ ", "\n": r"\ ", "\r": r"\ "})
 _TAG = str.maketrans({",": r"\,", " ": r"\ ", "=": r"\=", "\n": r"\ ", "\r": r"\ ", "\\": "\\\\"})
+
+
+@lru_cache(maxsize=4096)
+def _key(name: str) -> str:
+    """Field and tag names repeat on every line: escape each once."""
+    return name.translate(_TAG)
 
 
 def format_sample(sample: Sample) -> str | None:
@@ -18,14 +25,12 @@ def format_sample(sample: Sample) -> str | None:
         if isinstance(value, bool):
             value = int(value)
         if isinstance(value, int):
-            fields.append(f"{name.translate(_TAG)}={value}i")
+            fields.append(f"{_key(name)}={value}i")
         elif isinstance(value, float) and math.isfinite(value):
-            fields.append(f"{name.translate(_TAG)}={value!r}")
+            fields.append(f"{_key(name)}={value!r}")
     if not fields:
         return None
-    tags = "".join(
-        f",{key.translate(_TAG)}={value.translate(_TAG)}" for key, value in sorted(sample.tags.items()) if value != ""
-    )
+    tags = "".join(f",{_key(key)}={value.translate(_TAG)}" for key, value in sorted(sample.tags.items()) if value != "")
     return f"{sample.measurement.translate(_MEASUREMENT)}{tags} {','.join(fields)} {round(sample.time * 1000)}"
 
 

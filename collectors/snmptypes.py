@@ -32,7 +32,10 @@ class SnmpValue:
         """Device text made safe to keep: octets decoded leniently, control characters dropped, capped."""
         if self.kind != "octets":
             return ""
-        return "".join(ch for ch in self.as_text() if ch.isprintable()).strip()[:limit]
+        text = self.as_text()
+        if not text.isprintable():
+            text = "".join(ch for ch in text if ch.isprintable())
+        return text.strip()[:limit]
 
     def as_text(self) -> str:
         """Return the value as printable text (octets decoded leniently, never raising)."""

@@ -38,7 +38,7 @@ def run_poll(device_id: int, tick: int | None = None) -> str:
     budget = int(device.timeout_s * (device.retries + 1) * 8) + 30
     lock = RUNNING_KEY.format(device=device_id)
     if not locks.acquire(redis, lock, max(interval, budget)):
-        _record_failure(device, "poll skipped: the previous poll is still running", skipped=True)
+        _record_failure(device, "poll skipped: the previous poll is still running", skipped=True, tick=tick)
         return "skipped: previous poll still running"
     try:
         return _poll_and_record(device, tick)
@@ -153,7 +153,8 @@ def _record_success(device: Device, result: PollResult, written: bool) -> None:
     )
 
 
-def _record_failure(device: Device, message: str, skipped: bool = False) -> None:
+def _record_failure(device: Device, message: str, skipped: bool = False, tick: int | None = None) -> None:
+    """Store the failure on the device row, and a poller sample (with the skipped tick, for overruns)."""
     now = timezone.now()
     with transaction.atomic():
         Device.objects.filter(pk=device.pk).update(
@@ -162,9 +163,10 @@ def _record_failure(device: Device, message: str, skipped: bool = False) -> None
             last_error_at=now,
             consecutive_failures=F("consecutive_failures") + (0 if skipped else 1),
         )
+    fields: dict[str, float | int] = {"ok": 0, "skipped": int(skipped)}
+    if skipped and tick is not None:
+        fields["skipped_tick"] = int(tick)
     try:
-        services.influx_writer().write(
-            [Sample("poller", {"device": str(device.pk)}, {"ok": 0, "skipped": int(skipped)}, time.time())]
-        )
+        services.influx_writer().write([Sample("poller", {"device": str(device.pk)}, fields, time.time())])
     except Exception:  # recording the failure must not fail the run
         log.warning("could not write poller failure sample for device %s", device.pk)

@@ -126,8 +126,13 @@ X_FRAME_OPTIONS = "DENY"
 # Redis: Celery broker and the poller's short-lived state (last counters, locks), and Django's cache
 # (login failure counts shared by every web process).
 REDIS_URL = env("REDIS_URL", "redis://127.0.0.1:6379/0")
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
-                      "KEY_PREFIX": "monitor-cache"}}
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": "monitor-cache",
+    }
+}
 CELERY_BROKER_URL = env("CELERY_BROKER_URL", REDIS_URL)
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1

@@ -1,6 +1,5 @@
 """A real Chromium logs in, opens a device page and finds traffic charts drawn with data points."""
 
-import os
 import time
 
 import pytest
@@ -11,11 +10,10 @@ from tests.browser import chromium_page, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-# Playwright's sync API runs an event loop in this thread; Django's ORM calls from the test are still safe.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-
-def test_device_page_draws_traffic_charts(agent, clean_backends, live_server, django_user_model):
+def test_device_page_draws_traffic_charts(agent, clean_backends, live_server, django_user_model, monkeypatch):
+    # Playwright's sync API runs an event loop in this thread; Django's ORM calls from the test are still safe.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     django_user_model.objects.create_user("viewer", password="s3cret-pass-123")
     device = Device.objects.create(
         name="browser-switch", host="127.0.0.1", port=agent.port, community="switch", poll_interval_s=5, timeout_s=1.0
@@ -24,7 +22,8 @@ def test_device_page_draws_traffic_charts(agent, clean_backends, live_server, dj
         assert run_poll(device.pk) == "ok"
         time.sleep(1.5)
     graph_count = Graph.objects.filter(device=device).count()
-    assert graph_count == 8
+    traffic = list(Graph.objects.filter(device=device, template="traffic").values_list("pk", flat=True))
+    assert len(traffic) == 8 and graph_count == 24  # traffic, errors and packets for each of 8 ports
 
     with chromium_page() as page:
         # Ten minutes over a ~600 px chart is finer than the poll interval: raw samples, one per poll.
@@ -34,8 +33,9 @@ def test_device_page_draws_traffic_charts(agent, clean_backends, live_server, dj
         page.wait_for_function(
             f"document.querySelectorAll('canvas[data-points]').length === {graph_count}", timeout=20000
         )
-        counts = page.eval_on_selector_all("canvas[data-points]", "els => els.map(e => Number(e.dataset.points))")
-        assert all(count >= 4 for count in counts), counts  # two series, at least two rates each
+        for graph_id in traffic:
+            count = int(page.locator(f"figure[data-graph-id='{graph_id}'] canvas").get_attribute("data-points"))
+            assert count >= 4, (graph_id, count)  # two series, at least two rates each
         assert page.locator("#range-label").inner_text() == "now-10m → now"
         legend = page.locator("figure.graph").first.locator("table.legend").inner_text()
         assert "In" in legend and "Out" in legend and "Mbit/s" in legend

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 from datetime import datetime
 from urllib.parse import parse_qs, urlsplit
@@ -17,7 +16,12 @@ from monitor.trees.models import Tree, TreeNode, place_device
 from tests.browser import chromium_page, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+@pytest.fixture(autouse=True)
+def _playwright_beside_the_orm(monkeypatch):
+    """Playwright's sync API runs an event loop in this thread; allow ORM calls for this test only."""
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 
 def window_of(url: str) -> tuple[float, float]:

@@ -120,8 +120,9 @@ def test_a_locked_database_gives_a_clear_error_not_an_exception(agent, clean_bac
 
     from monitor import tasks
 
-    device = Device.objects.create(name="locked", host="127.0.0.1", port=agent.port, community="switch",
-                                   poll_interval_s=5, timeout_s=1.0)
+    device = Device.objects.create(
+        name="locked", host="127.0.0.1", port=agent.port, community="switch", poll_interval_s=5, timeout_s=1.0
+    )
     connection.close()
     connection.settings_dict["OPTIONS"]["timeout"] = 0.5
     blocker = sqlite3.connect(db_file)

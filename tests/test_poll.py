@@ -35,7 +35,7 @@ def series(device: Device, port: str, minutes: int = 10) -> dict:
     return {s["field"]: s for s in data["series"]}
 
 
-def poll_twice(device: Device, gap: float = 2.0) -> None:
+def poll_twice(device: Device, gap: float = 3.0) -> None:
     assert run_poll(device.pk) == "ok"
     time.sleep(gap)
     assert run_poll(device.pk) == "ok"

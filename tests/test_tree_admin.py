@@ -90,3 +90,29 @@ def test_rollup_job_is_scheduled_and_backfill_command_creates_tiers(stack_env):
     for tier in rollups.tiers():
         bucket = api.find_bucket_by_name(tier.bucket)
         assert [r.every_seconds for r in bucket.retention_rules] == [tier.retention_days * 86400]
+
+
+def test_the_rollup_job_writes_min_mean_and_max_of_recent_samples(clean_backends):
+    import time
+
+    from influxdb_client.client.write_api import SYNCHRONOUS
+
+    now = int(time.time())
+    window = now - now % 300 - 300  # the last closed five minutes
+    values = [10.0, 40.0, 25.0, 5.0, 70.0]
+    lines = [f"interface,device=777,port=r/1 in_bps={v} {window + 60 * i}" for i, v in enumerate(values)]
+    queries.client().write_api(write_options=SYNCHRONOUS).write(
+        bucket=settings.INFLUXDB_BUCKET, org=settings.INFLUXDB_ORG, record=lines, write_precision="s"
+    )
+    rollups.rollup_recent()  # what beat runs every five minutes
+    found = {}
+    for bucket in (f"{settings.INFLUXDB_BUCKET}_5m", f"{settings.INFLUXDB_BUCKET}_1h"):
+        script = f'from(bucket: "{bucket}") |> range(start: -3h) |> filter(fn: (r) => r.device == "777")'
+        for table in queries.client().query_api().query(script):
+            for record in table.records:
+                found[(bucket[-2:], record.values["stat"], int(record.get_time().timestamp()))] = record.get_value()
+    assert found[("5m", "min", window)] == 5.0
+    assert found[("5m", "max", window)] == 70.0
+    assert found[("5m", "mean", window)] == sum(values) / 5
+    hour = window - window % 3600
+    assert found[("1h", "max", hour)] == 70.0 and found[("1h", "min", hour)] == 5.0

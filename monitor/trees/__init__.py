@@ -1,1 +1,25 @@
 """Graph trees, personal dashboards, aggregate graphs and API tokens."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+def device_ids_under(branch: str) -> Iterable[int]:
+    """Ids of the devices placed anywhere under a tree node (a header's id; a device node counts itself)."""
+    from monitor.trees.models import TreeNode
+
+    if not str(branch).strip().isdigit():
+        return set()
+    frontier = list(TreeNode.objects.filter(pk=int(branch)).values_list("pk", "kind", "device_id"))
+    devices: set[int] = set()
+    seen: set[int] = set()
+    while frontier:
+        pk, kind, device_id = frontier.pop()
+        if pk in seen:
+            continue
+        seen.add(pk)
+        if kind == "device" and device_id:
+            devices.add(device_id)
+        frontier += list(TreeNode.objects.filter(parent_id=pk).values_list("pk", "kind", "device_id"))
+    return devices
