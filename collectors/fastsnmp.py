@@ -21,7 +21,17 @@ from collectors.ber import (
     encode_request,
     request_id_of,
 )
-from collectors.snmptypes import MISSING, Oid, SnmpError, SnmpTarget, SnmpTimeout, SnmpValue, format_oid, parse_oid
+from collectors.snmptypes import (
+    MISSING,
+    ColumnWalk,
+    Oid,
+    SnmpError,
+    SnmpTarget,
+    SnmpTimeout,
+    SnmpValue,
+    format_oid,
+    parse_oid,
+)
 
 TIMEOUT_TEXT = "no SNMP response before the timeout (wrong community, host down or filtered)"
 MALFORMED_TEXT = "malformed SNMP response from the agent"
@@ -179,12 +189,9 @@ class FastSession:
 
     async def walk(self, columns: list[str], max_rows: int = 10000) -> dict[str, dict[Oid, SnmpValue]]:
         """Walk table columns side by side with GETBULK (GETNEXT on v1); rows keyed by index suffix."""
-        roots = [parse_oid(column) for column in columns]
-        current = list(roots)
-        tables: list[dict[Oid, SnmpValue]] = [{} for _ in columns]
-        active = list(range(len(columns)))
-        while active:
-            asked = [current[i] for i in active]
+        walk = ColumnWalk(columns, max_rows)
+        while walk.active:
+            asked = walk.asked()
             if self._version == 0:
                 status, index, answers = await self._request(GETNEXT, 0, 0, asked)
             else:
@@ -192,29 +199,12 @@ class FastSession:
             if status == 1 and self._version and self._repetitions > 1:  # tooBig: ask for fewer rows
                 self._repetitions //= 2
                 continue
-            if status == 2 and self._version == 0 and 0 < index <= len(active):  # v1: that column is at the end
-                active.pop(index - 1)
+            if status == 2 and self._version == 0 and 0 < index <= len(walk.active):  # v1: that column ended
+                walk.active.pop(index - 1)
                 continue
             if status:
                 raise self._status_error(status, index, asked)
             if not answers:
                 break
-            finished: set[int] = set()
-            width = len(active)
-            for offset, (oid, value) in enumerate(answers):
-                column = active[offset % width]
-                if column in finished:
-                    continue
-                root = roots[column]
-                if value is END_OF_MIB or oid[: len(root)] != root:
-                    finished.add(column)
-                    continue
-                if oid <= current[column]:
-                    raise SnmpError(f"agent returned OIDs out of order in {format_oid(root)} (looping table)")
-                current[column] = oid
-                table = tables[column]
-                table[oid[len(root) :]] = value
-                if len(table) > max_rows:
-                    raise SnmpError(f"table {format_oid(root)} has more than {max_rows} rows; walk stopped")
-            active = [i for i in active if i not in finished]
-        return dict(zip(columns, tables, strict=True))
+            walk.absorb([(oid, value, value is END_OF_MIB) for oid, value in answers])
+        return walk.result()

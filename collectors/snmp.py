@@ -24,6 +24,7 @@ from pysnmp.proto import rfc1902, rfc1905
 
 from collectors.snmptypes import (
     MISSING,
+    ColumnWalk,
     Oid,
     SnmpError,
     SnmpTarget,
@@ -156,41 +157,21 @@ class SnmpSession:
 
     async def walk(self, columns: list[str], max_rows: int = 10000) -> dict[str, dict[Oid, SnmpValue]]:
         """Walk table columns side by side with GETBULK (GETNEXT on v1); rows keyed by index suffix."""
-        roots = [parse_oid(column) for column in columns]
-        current = list(roots)
-        tables: list[dict[Oid, SnmpValue]] = [{} for _ in columns]
-        active = list(range(len(columns)))
-        while active:
-            asked = [current[i] for i in active]
+        walk = ColumnWalk(columns, max_rows)
+        while walk.active:
             try:
                 if self.target.version == "1":
-                    answers = await self._request(next_cmd, oids=asked)
+                    answers = await self._request(next_cmd, oids=walk.asked())
                 else:
-                    answers = await self._request(bulk_cmd, 0, self.target.max_repetitions, oids=asked)
+                    answers = await self._request(bulk_cmd, 0, self.target.max_repetitions, oids=walk.asked())
             except _StatusError as exc:
                 if exc.status == "noSuchName":  # SNMPv1 end of MIB
                     break
                 raise SnmpError(str(exc)) from None
-            finished: set[int] = set()
-            width = len(active)
-            for offset, (oid, value) in enumerate(answers):
-                column = active[offset % width]
-                if column in finished:
-                    continue
-                root = roots[column]
-                if isinstance(value, rfc1905.EndOfMibView) or oid[: len(root)] != root:
-                    finished.add(column)
-                    continue
-                if oid <= current[column]:
-                    raise SnmpError(f"agent returned OIDs out of order in {format_oid(root)} (looping table)")
-                current[column] = oid
-                tables[column][oid[len(root) :]] = decode(value)
-                if len(tables[column]) > max_rows:
-                    raise SnmpError(f"table {format_oid(root)} has more than {max_rows} rows; walk stopped")
             if not answers:
                 break
-            active = [i for i in active if i not in finished]
-        return dict(zip(columns, tables, strict=True))
+            walk.absorb([(oid, decode(value), isinstance(value, rfc1905.EndOfMibView)) for oid, value in answers])
+        return walk.result()
 
 
 class _StatusError(Exception):

@@ -72,3 +72,47 @@ def parse_oid(text: str) -> Oid:
 
 def format_oid(oid: Iterable[int]) -> str:
     return ".".join(str(part) for part in oid)
+
+
+class ColumnWalk:
+    """The bookkeeping of walking table columns side by side, shared by every engine.
+
+    An engine asks for `asked()`, hands each response to `absorb()`, and stops when `active` is empty.
+    A walk ends a column at endOfMibView or when the agent leaves its subtree, and fails on OIDs out of
+    order (a looping table) or more than `max_rows` rows.
+    """
+
+    def __init__(self, columns: list[str], max_rows: int):
+        self.columns = columns
+        self.max_rows = max_rows
+        self.roots = [parse_oid(column) for column in columns]
+        self.current = list(self.roots)
+        self.tables: list[dict[Oid, SnmpValue]] = [{} for _ in columns]
+        self.active = list(range(len(columns)))
+
+    def asked(self) -> list[Oid]:
+        return [self.current[i] for i in self.active]
+
+    def absorb(self, answers: list[tuple[Oid, SnmpValue, bool]]) -> None:
+        """Take one response's (oid, value, end_of_mib) varbinds, in request order, row after row."""
+        finished: set[int] = set()
+        width = len(self.active)
+        for offset, (oid, value, end_of_mib) in enumerate(answers):
+            column = self.active[offset % width]
+            if column in finished:
+                continue
+            root = self.roots[column]
+            if end_of_mib or oid[: len(root)] != root:
+                finished.add(column)
+                continue
+            if oid <= self.current[column]:
+                raise SnmpError(f"agent returned OIDs out of order in {format_oid(root)} (looping table)")
+            self.current[column] = oid
+            table = self.tables[column]
+            table[oid[len(root) :]] = value
+            if len(table) > self.max_rows:
+                raise SnmpError(f"table {format_oid(root)} has more than {self.max_rows} rows; walk stopped")
+        self.active = [i for i in self.active if i not in finished]
+
+    def result(self) -> dict[str, dict[Oid, SnmpValue]]:
+        return dict(zip(self.columns, self.tables, strict=True))
