@@ -164,7 +164,9 @@ def _evaluate(
             ctx.state.counters[key + metric.name] = (raw, bits, ctx.read_at)
             fields["_raw_" + metric.name] = raw
             rate = counter_rate(
-                _previous(ctx, key + metric.name), Reading(raw, bits, ctx.read_at), rebooted=ctx.rebooted
+                ctx.previous.reading(key + metric.name) if ctx.previous else None,
+                Reading(raw, bits, ctx.read_at),
+                rebooted=ctx.rebooted,
             )
             if rate.per_second is not None:
                 fields[metric.name] = rate.per_second * metric.scale
@@ -189,7 +191,7 @@ def _ratios(metrics: tuple[Metric, ...], key: str, fields: dict[str, float], ctx
         deltas = []
         for part in (metric.numerator, metric.denominator):
             now = fields.get("_raw_" + part)
-            before = _previous(ctx, key + part)
+            before = ctx.previous.reading(key + part) if ctx.previous else None
             if now is None or before is None or now < before.value:
                 break
             deltas.append(now - before.value)
@@ -197,13 +199,6 @@ def _ratios(metrics: tuple[Metric, ...], key: str, fields: dict[str, float], ctx
             fields[metric.name] = deltas[0] / deltas[1] * metric.scale
     for name in [k for k in fields if k.startswith("_raw_")]:
         fields.pop(name)
-
-
-def _previous(ctx: _Context, key: str) -> Reading | None:
-    if ctx.previous is None or key not in ctx.previous.counters:
-        return None
-    value, bits, at = ctx.previous.counters[key]
-    return Reading(value, bits, at)
 
 
 def _emitted(metrics: tuple[Metric, ...], name: str) -> bool:

@@ -104,20 +104,17 @@ def _port_sample(
         reading = Reading(int(value.value), 64 if value.kind == "counter64" else 32, at)
         state.counters[key] = (reading.value, reading.bits, reading.at)
         rate = counter_rate(
-            _reading(previous, key), reading, max_per_second=limit, rebooted=result.rebooted, tolerance=tolerance
+            previous.reading(key) if previous else None,
+            reading,
+            max_per_second=limit,
+            rebooted=result.rebooted,
+            tolerance=tolerance,
         )
         if rate.per_second is None:
             result.gaps[f"{port.name} {name}"] = rate.reason
         else:
             fields[name] = rate.per_second * scale
     return Sample("interface", {"device": device_key, "port": port.name}, fields, read_at)
-
-
-def _reading(previous: CounterState | None, key: str) -> Reading | None:
-    if previous is None or key not in previous.counters:
-        return None
-    value, bits, at = previous.counters[key]
-    return Reading(value, bits, at)
 
 
 def _rebooted(previous: CounterState | None, uptime_ticks: int, now: float) -> bool:

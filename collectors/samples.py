@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from collectors.counters import Reading
+
 
 @dataclass(frozen=True)
 class Sample:
@@ -23,6 +25,11 @@ class CounterState:
     uptime_ticks: int | None = None
     taken_at: float | None = None
     counters: dict[str, tuple[int, int, float]] = field(default_factory=dict)
+
+    def reading(self, key: str) -> Reading | None:
+        """The counter kept under `key`, as a Reading for rate maths (None when it was not read last time)."""
+        kept = self.counters.get(key)
+        return Reading(*kept) if kept is not None else None
 
     def to_json(self) -> str:
         return json.dumps(
