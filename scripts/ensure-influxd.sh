@@ -10,6 +10,12 @@ if command -v influxd >/dev/null 2>&1 && influxd version 2>/dev/null | grep -q '
 fi
 if [ -x "$BIN" ]; then echo "$BIN"; exit 0; fi
 
+# One build at a time: a second caller (another test run, the demo) waits for the first and reuses its binary.
+mkdir -p "$CACHE"
+exec 9>"$CACHE/.build-$VERSION.lock"
+flock 9
+if [ -x "$BIN" ]; then echo "$BIN"; exit 0; fi
+
 echo "building influxd $VERSION from the Go module proxy (first time only, about 3-5 minutes)..." >&2
 export GOFLAGS=-mod=mod GOPATH="${GOPATH:-$HOME/go}"
 work="$CACHE/build-$VERSION"
