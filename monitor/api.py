@@ -10,8 +10,9 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_GET
 
 from monitor import queries
+from monitor.access import Access, access_for
 from monitor.graphtemplates import TEMPLATES, GraphTemplate
-from monitor.models import Device, Graph, Interface
+from monitor.models import Graph, Interface
 from monitor.queries import top
 from monitor.timerange import RangeError, TimeRange, parse_range
 from monitor.viewhelpers import api_auth, json_error, neutral_cell, parse_points
@@ -54,18 +55,17 @@ def _scale(request: HttpRequest, template: GraphTemplate, members: list[Graph]) 
     raise BadRequest(f"unit={unit[:20]!r} is not available for this graph (bits, bytes or percent)")
 
 
-def _members(kind: str, object_id: int) -> tuple[str, GraphTemplate, list[Graph]]:
+def _members(access: Access, kind: str, object_id: int) -> tuple[str, GraphTemplate, list[Graph]]:
+    """A visible graph, or a visible aggregate with all its members; what the user may not read is a 404."""
     if kind == "aggregate":
-        from monitor.trees.models import AggregateGraph
-
-        aggregate = AggregateGraph.objects.filter(pk=object_id).first()
+        aggregate = access.aggregates().filter(pk=object_id).first()
         if aggregate is None:
             raise BadRequest("no such aggregate graph", 404)
         title, slug, members = aggregate.title, aggregate.template, list(aggregate.members.select_related("device"))
         if not members:
             raise BadRequest("this aggregate graph has no member graphs", 404)
     else:
-        graph = Graph.objects.select_related("device").filter(pk=object_id).first()
+        graph = access.graphs().select_related("device").filter(pk=object_id).first()
         if graph is None:
             raise BadRequest("no such graph", 404)
         title, slug, members = graph.title, graph.template, [graph]
@@ -78,7 +78,7 @@ def _members(kind: str, object_id: int) -> tuple[str, GraphTemplate, list[Graph]
 
 
 def _data(request: HttpRequest, kind: str, object_id: int) -> dict:
-    title, template, members = _members(kind, object_id)
+    title, template, members = _members(access_for(request), kind, object_id)
     window, points = _window(request)
     scale, unit = _scale(request, template, members)
     selection = queries.Selection(tuple((str(g.device_id), g.instance) for g in members))
@@ -127,8 +127,8 @@ def series_csv(request: HttpRequest, object_id: int, kind: str = "graph") -> Htt
 @require_GET
 @api_auth
 def heatmap(request: HttpRequest, device_id: int) -> JsonResponse:
-    """Mean volume latency per time column, one row per volume of the device."""
-    if not Device.objects.filter(pk=device_id).exists():
+    """Mean volume latency per time column, one row per volume of a visible device."""
+    if not access_for(request).can_read_device(device_id):
         return json_error(404, "no such device")
     field = request.GET.get("field", HEATMAP_FIELDS[0])
     if field not in HEATMAP_FIELDS:

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import logging
+import sys
 
 from django.apps import apps
 from django.contrib.auth.decorators import login_required
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.template import TemplateDoesNotExist
 from django.template.loader import get_template
 from django.views.decorators.http import require_GET
 
+from monitor.access import Access, access_for
 from monitor.graphtemplates import TEMPLATES
 from monitor.models import Device, Graph, Interface
 from monitor.queries import top
@@ -20,6 +22,7 @@ from monitor.timerange import RangeError, parse_range
 from monitor.viewhelpers import GROUP_ORDER, graph_cards, range_context
 
 log = logging.getLogger(__name__)
+TOP = 10  # rows per ranking on the home page
 
 
 @require_GET
@@ -31,15 +34,16 @@ def healthz(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    """Is anything wrong, and what is busiest: devices, alerts, top ports, sensors and volumes."""
-    devices = list(Device.objects.all())
+    """Is anything wrong, and what is busiest: devices, alerts, top ports, sensors and volumes (visible ones)."""
+    visible = access_for(request).devices()
+    devices = list(visible)
     context = {"devices": devices, "alerts_installed": alerts_panel(), **range_context(request)}
     try:
         window = parse_range(request.GET.get("start"), request.GET.get("end"), request.GET.get("range"))
     except RangeError as exc:
         return render(request, "monitor/home.html", context | {"range_error": str(exc)}, status=400)
     try:
-        context |= _rankings(devices, window.start, window.end)
+        context |= _rankings(visible, devices, window.start, window.end)
     except Exception as exc:
         log.warning("dashboard rankings failed: %s", type(exc).__name__)
         context["rankings_error"] = "the time-series database is not answering; rankings are unavailable"
@@ -57,10 +61,13 @@ def alerts_panel() -> bool:
     return True
 
 
-def _rankings(devices: list[Device], start, end) -> dict:
+def _rankings(visible: QuerySet, devices: list[Device], start, end) -> dict:
+    """The top ten of each ranking among the visible devices only (rank everything, then keep what is visible)."""
     names = {str(d.pk): d for d in devices}
-    speeds = {(str(i.device_id), i.name): (i.speed_bps, i.alias) for i in Interface.objects.all()}
-    traffic = {(str(g.device_id), g.instance): g.pk for g in Graph.objects.filter(template="traffic")}
+    speeds = {(str(i.device_id), i.name): (i.speed_bps, i.alias) for i in Interface.objects.filter(device__in=visible)}
+    traffic = {
+        (str(g.device_id), g.instance): g.pk for g in Graph.objects.filter(template="traffic", device__in=visible)
+    }
     busiest = []
     for (device, port), means in top.port_averages(start, end).items():
         speed, alias = speeds.get((device, port), (0, ""))
@@ -71,18 +78,18 @@ def _rankings(devices: list[Device], start, end) -> dict:
                 | {"graph_id": traffic.get((device, port))}
             )
     busiest.sort(key=lambda row: -row["util"])
-    sensors = [{"device": names[d], "name": n, "value": v} for d, n, v in top.hottest_sensors(start, end) if d in names]
-    volumes = [
-        {"device": names[d], "volume": v, "ms": ms} for d, v, ms in top.slowest_volumes(start, end) if d in names
-    ]
-    return {"busiest": busiest[:10], "sensors": sensors, "volumes": volumes}
+    hottest, slowest = top.hottest_sensors(start, end, sys.maxsize), top.slowest_volumes(start, end, sys.maxsize)
+    sensors = [{"device": names[d], "name": n, "value": v} for d, n, v in hottest if d in names]
+    volumes = [{"device": names[d], "volume": v, "ms": ms} for d, v, ms in slowest if d in names]
+    return {"busiest": busiest[:TOP], "sensors": sensors[:TOP], "volumes": volumes[:TOP]}
 
 
 @login_required
 @require_GET
 def device_detail(request: HttpRequest, device_id: int) -> HttpResponse:
-    """Every graph of the device grouped into ports, system and storage, with its status."""
-    device = get_object_or_404(Device, pk=device_id)
+    """Every graph of the device grouped into ports, system and storage, with its status (404 if not visible)."""
+    access = access_for(request)
+    device = get_object_or_404(access.devices(), pk=device_id)
     cards = graph_cards(device.graphs.select_related("device"))
     groups = [(name, [c for c in cards if c["group"] == name]) for name in GROUP_ORDER]
     has_volumes = any(
@@ -93,7 +100,7 @@ def device_detail(request: HttpRequest, device_id: int) -> HttpResponse:
         "groups": [(name, items) for name, items in groups if items],
         "graph_count": len(cards),
         "has_volumes": has_volumes,
-        "tree_places": device.tree_nodes.select_related("tree", "parent"),
+        "tree_places": device.tree_nodes.filter(tree__in=access.trees()).select_related("tree", "parent"),
         **range_context(request),
     }
     return render(request, "monitor/device.html", context)
@@ -102,31 +109,45 @@ def device_detail(request: HttpRequest, device_id: int) -> HttpResponse:
 @login_required
 @require_GET
 def graph_detail(request: HttpRequest, graph_id: int) -> HttpResponse:
-    """One large graph."""
-    graph = get_object_or_404(Graph.objects.select_related("device"), pk=graph_id)
+    """One large graph (404 if not visible); its device is linked only when that is visible too."""
+    access = access_for(request)
+    graph = get_object_or_404(access.graphs().select_related("device"), pk=graph_id)
     (card,) = graph_cards([graph])
     card["pinned"] = graph.dashboarditem_set.filter(user=request.user).exists()
-    context = {"graph": graph, "card": card, **range_context(request)}
+    context = {"graph": graph, "card": card, "device_visible": access.can_read_device(graph.device_id)}
+    context |= range_context(request)
     return render(request, "monitor/graph.html", context)
 
 
 @login_required
 @require_GET
 def search(request: HttpRequest) -> HttpResponse:
-    """Devices, ports (name or alias) and volumes whose text contains the query."""
+    """Visible devices, ports (name or alias) and volumes whose text contains the query."""
     text = request.GET.get("q", "").strip()[:100]
     context: dict = {"q": text, "devices": [], "ports": [], "volumes": [], **range_context(request)}
     if len(text) >= 1:
-        context["devices"] = Device.objects.filter(Q(name__icontains=text) | Q(host__icontains=text))[:50]
-        ports = Interface.objects.select_related("device").filter(Q(name__icontains=text) | Q(alias__icontains=text))
-        context["ports"] = list(ports[:100])
+        access = access_for(request)
+        visible = access.devices()
+        context["devices"] = visible.filter(Q(name__icontains=text) | Q(host__icontains=text))[:50]
+        context["ports"] = _found_ports(access, text)
         slugs = [s for s, t in TEMPLATES.items() if t.measurement == "volume"]
-        found = Graph.objects.select_related("device").filter(template__in=slugs, instance__icontains=text)
+        found = access.graphs().select_related("device").filter(template__in=slugs, instance__icontains=text)
         volumes: dict[tuple[int, str], Graph] = {}
         for graph in found[:400]:
             volumes.setdefault((graph.device_id, graph.instance), graph)  # one entry per volume
         context["volumes"] = list(volumes.values())[:100]
-        graphs = {(g.device_id, g.instance): g.pk for g in Graph.objects.filter(template="traffic")}
+        port_devices = {p.device_id for p in context["ports"]}
+        traffic = Graph.objects.filter(template="traffic", device_id__in=port_devices)
+        graphs = {(g.device_id, g.instance): g.pk for g in traffic}
         for port in context["ports"]:
             port.graph_id = graphs.get((port.device_id, port.name))
     return render(request, "monitor/search.html", context)
+
+
+def _found_ports(access: Access, text: str) -> list[Interface]:
+    """Ports matching by name or alias whose device is visible, or whose traffic graph is placed in a tree."""
+    ports = Interface.objects.select_related("device").filter(Q(name__icontains=text) | Q(alias__icontains=text))
+    if not access.everything:
+        graph = access.graphs().filter(template="traffic", device_id=OuterRef("device_id"), instance=OuterRef("name"))
+        ports = ports.filter(Q(device__in=access.devices()) | Exists(graph))
+    return list(ports[:100])

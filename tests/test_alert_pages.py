@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from monitor.alerts.models import AlertState, Event, Rule
 from monitor.models import Device
+from monitor.trees.models import Tree, TreeNode, place_device
 
 pytestmark = pytest.mark.django_db
 
@@ -174,6 +175,9 @@ def test_captured_mail_page_shows_file_backend_mail_escaped(client, admin_user, 
 
 def test_users_without_the_permission_cannot_edit_rules_but_can_mail_themselves(client, django_user_model, device):
     user = django_user_model.objects.create_user("viewer", "viewer@example.com", "pw-for-tests-only")
+    tree = Tree.objects.create(name="Edge")  # the viewer may read the device, nothing more
+    place_device(device, TreeNode.objects.create(tree=tree, kind="header", title="Sites"))
+    tree.read_users.add(user)
     client.force_login(user)
     assert client.post("/alerts/rules/new/", {**GOOD, "device": device.pk}).status_code == 403
     assert client.get("/alerts/maintenance/new/").status_code == 403

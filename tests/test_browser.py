@@ -6,6 +6,7 @@ import pytest
 
 from monitor.models import Device, Graph
 from monitor.polling import run_poll
+from monitor.trees.models import Tree, TreeNode, place_device
 from tests.browser import chromium_page, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -14,10 +15,13 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def test_device_page_draws_traffic_charts(agent, clean_backends, live_server, django_user_model, monkeypatch):
     # Playwright's sync API runs an event loop in this thread; Django's ORM calls from the test are still safe.
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    django_user_model.objects.create_user("viewer", password="s3cret-pass-123")
+    viewer = django_user_model.objects.create_user("viewer", password="s3cret-pass-123")
     device = Device.objects.create(
         name="browser-switch", host="127.0.0.1", port=agent.port, community="switch", poll_interval_s=5, timeout_s=1.0
     )
+    tree = Tree.objects.create(name="Network")  # the viewer reads the device through the tree it sits in
+    place_device(device, TreeNode.objects.create(tree=tree, kind="header", title="Switches"))
+    tree.read_users.add(viewer)
     for _ in range(3):
         assert run_poll(device.pk) == "ok"
         time.sleep(1.5)

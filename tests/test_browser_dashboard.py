@@ -10,6 +10,7 @@ from influxdb_client.client.write_api import SYNCHRONOUS
 
 from monitor import queries
 from monitor.models import Device, Graph, Interface
+from monitor.trees.models import Tree, TreeNode, place_device
 from tests.browser import chromium_page, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -23,9 +24,14 @@ def _playwright_beside_the_orm(monkeypatch):
 
 @pytest.fixture
 def fleet(clean_backends, django_user_model):
-    django_user_model.objects.create_user("viewer", password="s3cret-pass-123")
+    viewer = django_user_model.objects.create_user("viewer", password="s3cret-pass-123")
     switch = Device.objects.create(name="dash-switch", host="127.0.0.1", community="x", poll_interval_s=60)
     array = Device.objects.create(name="dash-array", host="127.0.0.2", community="x", poll_interval_s=60)
+    tree = Tree.objects.create(name="Datacentre")  # the viewer reads both devices through the tree
+    header = TreeNode.objects.create(tree=tree, kind="header", title="Racks")
+    place_device(switch, header)
+    place_device(array, header)
+    tree.read_users.add(viewer)
     Interface.objects.create(device=switch, name="1/g1", if_index=1, alias="<b>core</b>", speed_bps=10**9)
     graph = Graph.objects.create(device=switch, template="traffic", instance="1/g1", title="Traffic 1/g1")
     for volume in ("vol-a", "vol<b>"):

@@ -32,7 +32,7 @@ def window_of(url: str) -> tuple[float, float]:
 
 @pytest.fixture
 def tree(clean_backends, django_user_model):
-    django_user_model.objects.create_user("viewer", password="s3cret-pass-123")
+    viewer = django_user_model.objects.create_user("viewer", password="s3cret-pass-123")
     device = Device.objects.create(name="zoom-switch", host="127.0.0.1", community="x", poll_interval_s=60)
     now = int(time.time())
     lines = []
@@ -49,6 +49,7 @@ def tree(clean_backends, django_user_model):
     network = Tree.objects.create(name="Network")
     core = TreeNode.objects.create(tree=network, kind="header", title="Core", position=1)
     node = place_device(device, core)
+    network.read_users.add(viewer)
     return {"device": device, "tree": network, "core": core, "node": node}
 
 

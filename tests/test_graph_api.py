@@ -12,7 +12,7 @@ from influxdb_client.client.write_api import SYNCHRONOUS
 
 from monitor import queries
 from monitor.models import Device, Graph, Interface
-from monitor.trees.models import AggregateGraph, ApiToken
+from monitor.trees.models import AggregateGraph, ApiToken, Tree, TreeNode, place_device
 
 pytestmark = pytest.mark.django_db
 
@@ -35,8 +35,17 @@ def graph(clean_backends):
 
 
 @pytest.fixture
-def viewer(client, django_user_model):
+def tree(graph) -> Tree:
+    """A tree holding the graph's device: a user granted read on it may read the device's graphs."""
+    tree = Tree.objects.create(name="API")
+    place_device(graph.device, TreeNode.objects.create(tree=tree, kind="header", title="Switches"))
+    return tree
+
+
+@pytest.fixture
+def viewer(client, django_user_model, tree):
     user = django_user_model.objects.create_user("viewer", password="s3cret-pass-123")
+    tree.read_users.add(user)
     client.force_login(user)
     return user
 
@@ -78,8 +87,9 @@ def test_a_missing_graph_is_a_404(client, viewer, graph):
     assert response.status_code == 404 and response.json()["error"] == "no such graph"
 
 
-def test_api_token_authorises_and_a_wrong_one_does_not(client, graph, django_user_model):
+def test_api_token_authorises_and_a_wrong_one_does_not(client, graph, tree, django_user_model):
     user = django_user_model.objects.create_user("robot", password="s3cret-pass-123")
+    tree.read_users.add(user)
     token, raw = ApiToken.issue(user, "grafana")
     assert raw not in token.digest
     ok = client.get(url(graph.pk, "range=1h"), HTTP_AUTHORIZATION=f"Bearer {raw}")
@@ -111,9 +121,10 @@ def test_units_bytes_and_percent_of_port_speed(client, viewer, graph):
     assert percent["unit"] == "%" and percent["series"][0]["stats"]["maximum"] == pytest.approx(12.9)
 
 
-def test_aggregate_sums_its_members(client, viewer, graph):
+def test_aggregate_sums_its_members(client, viewer, graph, tree):
     aggregate = AggregateGraph.objects.create(title="LAG 1", template="traffic")
     aggregate.members.set(Graph.objects.filter(device=graph.device))
+    TreeNode.objects.create(tree=tree, kind="aggregate", aggregate=aggregate, position=2)
     data = client.get(f"/api/aggregates/{aggregate.pk}/series?start=now-40m&end=now").json()
     inbound = data["series"][0]
     assert [p[2] for p in inbound["points"]] == pytest.approx([300e6 + i * 1e6 for i in range(30)])

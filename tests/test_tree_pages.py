@@ -50,8 +50,10 @@ def fleet(clean_backends):
 
 
 @pytest.fixture
-def viewer(client, django_user_model):
+def viewer(client, django_user_model, fleet):
+    """A non-staff user granted read on the fleet's tree (tests/test_tree_permissions.py covers the rest)."""
     user = django_user_model.objects.create_user("viewer", password="s3cret-pass-123")
+    fleet["tree"].read_users.add(user)
     client.force_login(user)
     return user
 

@@ -1,4 +1,8 @@
-"""Rule and maintenance forms (admin and pages): bad input gets a message next to its field."""
+"""Rule and maintenance forms (admin and pages): bad input gets a message next to its field.
+
+The pages pass the user's `Access`: a user who does not see everything chooses among visible devices
+and readable tree branches only (the admin, staff only, passes none and offers every device).
+"""
 
 from __future__ import annotations
 
@@ -6,13 +10,30 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 
+from monitor.access import Access
 from monitor.alerts.models import Maintenance, Rule
 from monitor.alerts.rules import METRICS
 from monitor.alerts.scopes import branches_supported
 from monitor.models import Device
 
 
-class RuleForm(forms.ModelForm):
+class VisibleChoices:
+    """Limits the device field to visible devices and the branch to readable trees when given an Access."""
+
+    def __init__(self, *args, access: Access | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.access = access if access is not None and not access.everything else None
+        if self.access is not None:
+            self.fields["device"].queryset = self.access.devices()
+
+    def clean_branch(self) -> str:
+        branch = self.cleaned_data.get("branch", "")
+        if branch and self.access is not None and not self.access.can_read_branch(branch):
+            raise ValidationError("No such tree branch in the trees you can see.")
+        return branch
+
+
+class RuleForm(VisibleChoices, forms.ModelForm):
     class Meta:
         model = Rule
         fields = [
@@ -103,7 +124,7 @@ class RuleForm(forms.ModelForm):
             )
 
 
-class MaintenanceForm(forms.ModelForm):
+class MaintenanceForm(VisibleChoices, forms.ModelForm):
     class Meta:
         model = Maintenance
         fields = ["device", "branch", "starts_at", "ends_at", "reason"]

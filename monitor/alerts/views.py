@@ -1,4 +1,7 @@
-"""Pages: current alerts (acknowledge), history by device, rule and maintenance forms, device defaults."""
+"""Pages: current alerts (acknowledge), history by device, rule and maintenance forms, device defaults.
+
+Every page shows only the devices the user may read (monitor.access); what they may not read is a 404.
+"""
 
 from __future__ import annotations
 
@@ -6,22 +9,40 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
+from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
+from monitor.access import Access, access_for
 from monitor.alerts import defaults, delivery
 from monitor.alerts.forms import MaintenanceForm, RuleForm
 from monitor.alerts.models import AlertState, Event, Maintenance, Rule
-from monitor.models import Device
+
+
+def _visible_maintenance(access: Access):
+    windows = Maintenance.objects.filter(ends_at__gt=timezone.now()).select_related("device")
+    if access.everything:
+        return windows
+    return windows.filter(Q(device__in=access.devices()) | Q(device=None, branch__in=access.branch_ids()))
+
+
+def _visible_rules(access: Access):
+    """Rules on a visible device or on a readable branch, and rules naming neither (profile, every device)."""
+    if access.everything:
+        return Rule.objects.all()
+    on_branch = Q(device=None, branch__in=access.branch_ids())
+    return Rule.objects.filter(Q(device__in=access.devices()) | on_branch | Q(device=None, branch=""))
 
 
 @login_required
 @require_GET
 def current(request: HttpRequest) -> HttpResponse:
+    access = access_for(request)
     states = (
-        AlertState.objects.exclude(state=AlertState.State.OK, flapping=False)
+        AlertState.objects.filter(device__in=access.devices())
+        .exclude(state=AlertState.State.OK, flapping=False)
         .filter(rule__enabled=True)
         .select_related("rule", "device")
         .order_by("-state", "device__name", "instance")
@@ -29,7 +50,7 @@ def current(request: HttpRequest) -> HttpResponse:
     context = {
         "states": states,
         "problem": delivery.delivery_problem(),
-        "maintenance": Maintenance.objects.filter(ends_at__gt=timezone.now()).select_related("device"),
+        "maintenance": _visible_maintenance(access),
     }
     return render(request, "alerts/current.html", context)
 
@@ -37,8 +58,9 @@ def current(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def acknowledge(request: HttpRequest, state_id: int) -> HttpResponse:
-    """Acknowledging stops repeat mails until the target clears."""
-    AlertState.objects.filter(pk=state_id).exclude(state=AlertState.State.OK).update(
+    """Acknowledging stops repeat mails until the target clears; only a visible device's state (404 otherwise)."""
+    state = get_object_or_404(AlertState.objects.filter(device__in=access_for(request).devices()), pk=state_id)
+    AlertState.objects.filter(pk=state.pk).exclude(state=AlertState.State.OK).update(
         acknowledged_at=timezone.now(), acknowledged_by=request.user.get_username()[:150]
     )
     return redirect("alerts:current")
@@ -47,26 +69,30 @@ def acknowledge(request: HttpRequest, state_id: int) -> HttpResponse:
 @login_required
 @require_GET
 def history(request: HttpRequest) -> HttpResponse:
-    events = Event.objects.select_related("rule", "device")
+    """Every change on the visible devices; ?device=<id> narrows it (an invisible id finds nothing)."""
+    visible = access_for(request).devices()
+    events = Event.objects.filter(device__in=visible).select_related("rule", "device")
     device = None
     raw = request.GET.get("device", "")
     if raw.isdigit():
-        device = Device.objects.filter(pk=int(raw)).first()
+        device = visible.filter(pk=int(raw)).first()
         events = events.filter(device_id=int(raw))
     page = Paginator(events, 100).get_page(request.GET.get("page"))
-    context = {"page": page, "device": device, "devices": Device.objects.all()}
+    context = {"page": page, "device": device, "devices": visible}
     return render(request, "alerts/history.html", context)
 
 
 @login_required
 def rule_edit(request: HttpRequest, rule_id: int | None = None) -> HttpResponse:
-    rule = get_object_or_404(Rule, pk=rule_id) if rule_id else None
-    if not request.user.has_perm("alerts.change_rule" if rule else "alerts.add_rule"):
+    """Needs the model permission (403 before anything is looked up); only visible devices can be chosen."""
+    if not request.user.has_perm("alerts.change_rule" if rule_id else "alerts.add_rule"):
         raise PermissionDenied("You may not edit alert rules.")
+    access = access_for(request)
+    rule = get_object_or_404(_visible_rules(access), pk=rule_id) if rule_id else None
     initial = {}
     if rule is None and request.GET.get("device", "").isdigit():
         initial = {"device": int(request.GET["device"]), "scope": Rule.Scope.DEVICE, "recipient_users": [request.user]}
-    form = RuleForm(request.POST or None, instance=rule, initial=initial)
+    form = RuleForm(request.POST or None, instance=rule, initial=initial, access=access)
     if request.method == "POST" and form.is_valid():
         saved = form.save()
         messages.success(request, f"Rule {saved.name!r} saved.")
@@ -81,7 +107,7 @@ def maintenance_new(request: HttpRequest) -> HttpResponse:
     initial = {"starts_at": timezone.now()}
     if request.GET.get("device", "").isdigit():
         initial["device"] = int(request.GET["device"])
-    form = MaintenanceForm(request.POST or None, initial=initial)
+    form = MaintenanceForm(request.POST or None, initial=initial, access=access_for(request))
     if request.method == "POST" and form.is_valid():
         form.save()
         return redirect("alerts:current")
@@ -92,7 +118,7 @@ def maintenance_new(request: HttpRequest) -> HttpResponse:
 @require_POST
 def device_defaults(request: HttpRequest, device_id: int) -> HttpResponse:
     """Turn the built-in rules on or off for one device (the user turning them on gets the mails)."""
-    device = get_object_or_404(Device, pk=device_id)
+    device = get_object_or_404(access_for(request).devices(), pk=device_id)
     wanted = set(request.POST.getlist("default")) & set(defaults.DEFAULTS)
     if wanted and not request.user.email:
         messages.error(request, "Your account has no email address: add one before turning alerts on.")

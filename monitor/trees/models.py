@@ -14,7 +14,7 @@ from monitor.models import Device, Graph
 
 
 class Tree(models.Model):
-    """A named tree of headers, devices and graphs; optional read grants are enforced by a later release."""
+    """A named tree of headers, devices and graphs; its read grants decide who sees it (monitor/access.py)."""
 
     name = models.CharField(max_length=100, unique=True)
     position = models.PositiveIntegerField(default=0)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.db.models import Max
+from django.db.models import Max, Q
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from monitor.access import access_for
 from monitor.models import Graph
-from monitor.trees.models import AggregateGraph, DashboardItem, Tree, TreeNode
+from monitor.trees.models import DashboardItem, TreeNode
 from monitor.viewhelpers import THUMBNAILS_ABOVE, aggregate_card, graph_cards, range_context
 
 MAX_DEPTH = 20
@@ -54,7 +55,8 @@ def _branch_cards(node: TreeNode, nodes: list[TreeNode]) -> list[dict]:
 @login_required
 @require_GET
 def tree_index(request: HttpRequest) -> HttpResponse:
-    first = Tree.objects.first()
+    """The first tree the user may read (a page saying there is none otherwise)."""
+    first = access_for(request).trees().first()
     if first is None:
         return render(request, "monitor/tree.html", {"trees": [], **range_context(request)})
     query = f"?{request.GET.urlencode()}" if request.GET else ""
@@ -64,7 +66,9 @@ def tree_index(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def tree_page(request: HttpRequest, tree_id: int, node_id: int | None = None) -> HttpResponse:
-    tree = get_object_or_404(Tree, pk=tree_id)
+    """A readable tree (404 otherwise): everything placed in it is visible to whoever may read it."""
+    access = access_for(request)
+    tree = get_object_or_404(access.trees(), pk=tree_id)
     nodes = list(tree.nodes.select_related("device", "graph", "aggregate"))
     selected = None
     if node_id is not None:
@@ -73,7 +77,7 @@ def tree_page(request: HttpRequest, tree_id: int, node_id: int | None = None) ->
             raise Http404("no such branch in this tree")
     cards = _branch_cards(selected, nodes) if selected else []
     context = {
-        "trees": Tree.objects.all(),
+        "trees": access.trees(),
         "tree": tree,
         "outline": _outline(nodes),
         "selected": selected,
@@ -87,12 +91,21 @@ def tree_page(request: HttpRequest, tree_id: int, node_id: int | None = None) ->
 @login_required
 @require_GET
 def dashboard(request: HttpRequest) -> HttpResponse:
-    items = list(DashboardItem.objects.filter(user=request.user).select_related("graph__device", "aggregate"))
+    """The user's pins that are still visible (a pin whose grant was withdrawn is hidden, not deleted)."""
+    items = list(_visible_items(request).select_related("graph__device", "aggregate"))
     cards = []
     for item in items:
         card = aggregate_card(item.aggregate) if item.aggregate_id else graph_cards([item.graph])[0]
         cards.append(card | {"item_id": item.pk})
     return render(request, "monitor/dashboard.html", {"cards": cards, **range_context(request)})
+
+
+def _visible_items(request: HttpRequest):
+    access = access_for(request)
+    items = DashboardItem.objects.filter(user=request.user)
+    if access.everything:
+        return items
+    return items.filter(Q(graph__in=access.graphs()) | Q(aggregate__in=access.aggregates()))
 
 
 def _back(request: HttpRequest, fallback: str) -> HttpResponse:
@@ -105,12 +118,13 @@ def _back(request: HttpRequest, fallback: str) -> HttpResponse:
 @login_required
 @require_POST
 def pin(request: HttpRequest) -> HttpResponse:
-    """Pin a graph (graph=<id>) or an aggregate (aggregate=<id>) to the user's dashboard."""
+    """Pin a visible graph (graph=<id>) or aggregate (aggregate=<id>); an invisible one is as unknown."""
+    access = access_for(request)
     target = {}
-    for key, model in (("graph", Graph), ("aggregate", AggregateGraph)):
+    for key, visible in (("graph", access.graphs()), ("aggregate", access.aggregates())):
         raw = request.POST.get(key, "")
         if raw:
-            if not raw.isdigit() or not model.objects.filter(pk=int(raw)).exists():
+            if not raw.isdigit() or not visible.filter(pk=int(raw)).exists():
                 return HttpResponseBadRequest(f"no such {key}", content_type="text/plain")
             target[key + "_id"] = int(raw)
     if len(target) != 1:
@@ -130,16 +144,19 @@ def unpin(request: HttpRequest, item_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def move(request: HttpRequest, item_id: int, direction: str) -> HttpResponse:
-    """Swap an item with its neighbour (up or down); positions are renumbered 1..n."""
+    """Swap an item with its visible neighbour (up or down); hidden items keep their slots; renumbered 1..n."""
     if direction not in ("up", "down"):
         return HttpResponseBadRequest("direction must be up or down", content_type="text/plain")
     items = list(DashboardItem.objects.filter(user=request.user))
-    index = next((i for i, item in enumerate(items) if item.pk == item_id), None)
+    visible = set(_visible_items(request).values_list("pk", flat=True))
+    slots = [i for i, item in enumerate(items) if item.pk in visible]
+    index = next((n for n, slot in enumerate(slots) if items[slot].pk == item_id), None)
     if index is None:
         raise Http404("no such dashboard item")
     other = index - 1 if direction == "up" else index + 1
-    if 0 <= other < len(items):
-        items[index], items[other] = items[other], items[index]
+    if 0 <= other < len(slots):
+        a, b = slots[index], slots[other]
+        items[a], items[b] = items[b], items[a]
     for position, item in enumerate(items, start=1):
         if item.position != position:
             DashboardItem.objects.filter(pk=item.pk).update(position=position)
