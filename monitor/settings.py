@@ -171,6 +171,8 @@ MONITOR_ROLLUP_1H_RETENTION_DAYS = env_int("MONITOR_ROLLUP_1H_RETENTION_DAYS", 1
 MONITOR_SCHEDULE_REFRESH_S = env_int("MONITOR_SCHEDULE_REFRESH_S", 5, minimum=1)
 MONITOR_LINE_RATE_TOLERANCE = env_float("MONITOR_LINE_RATE_TOLERANCE", 1.1, minimum=1.0)
 MONITOR_SECRETS_KEY = env("MONITOR_SECRETS_KEY", "")
+# Old secrets keys (comma-separated) that still decrypt after MONITOR_SECRETS_KEY changed; see reencrypt_secrets.
+MONITOR_SECRETS_KEY_PREVIOUS = env_list("MONITOR_SECRETS_KEY_PREVIOUS", "")
 MONITOR_SNMP_ENGINE = env("MONITOR_SNMP_ENGINE", "pysnmp")
 # Extra directories of device profiles (YAML), beside collectors/profiles/; same name overrides.
 MONITOR_PROFILE_DIRS = env_list("MONITOR_PROFILE_DIRS", "")

@@ -9,10 +9,10 @@ import uuid
 from datetime import timedelta
 
 from django.conf import settings
-from django.core.mail import get_connection
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
+from monitor.alerts.mailserver import outbox, redact
 from monitor.alerts.messages import build_message
 from monitor.alerts.models import Event
 
@@ -60,11 +60,13 @@ def send_one(event_id: int, worker: str = "") -> str:
         log.info("alert event %s: already claimed or not due", event_id)
         return "claimed elsewhere"
     event = Event.objects.select_related("rule", "device", "state").get(pk=event_id)
+    box = outbox()  # Admin -> Mail server when it has a host, else the EMAIL_* environment settings
     try:
-        message = build_message(event, connection=get_connection(timeout=settings.EMAIL_TIMEOUT))
+        message = build_message(event, connection=box.connection)
+        message.from_email = box.from_email
         message.send(fail_silently=False)
     except Exception as exc:  # SMTP down, refused, timed out: keep the row and retry later
-        reason = _safe(f"{type(exc).__name__}: {exc}")
+        reason = redact(f"{type(exc).__name__}: {exc}", box.secrets)
         attempts = event.attempts + 1
         Event.objects.filter(pk=event_id, claimed_by=token).update(
             attempts=attempts,
@@ -128,11 +130,3 @@ def delivery_problem() -> dict | None:
         "attempts": last.attempts,
         "next_attempt_at": first.next_attempt_at,
     }
-
-
-def _safe(text: str) -> str:
-    """An error message fit for pages and logs: the SMTP password never appears."""
-    secret = getattr(settings, "EMAIL_HOST_PASSWORD", "")
-    if secret:
-        text = text.replace(secret, "***")
-    return text[:500]

@@ -8,6 +8,7 @@ from django.db import models
 
 from monitor.alerts.rules import METRIC_CHOICES
 from monitor.models import Device
+from monitor.secrets import EncryptedTextField
 
 
 class Rule(models.Model):
@@ -163,3 +164,45 @@ class Maintenance(models.Model):
 
     def __str__(self) -> str:
         return f"maintenance {self.device or self.branch} {self.starts_at:%Y-%m-%d %H:%M}"
+
+
+class MailServer(models.Model):
+    """The SMTP server set in the admin (one row); with a host it overrides the EMAIL_* environment settings."""
+
+    class Security(models.TextChoices):
+        NONE = "none", "none (plain SMTP)"
+        STARTTLS = "starttls", "STARTTLS (usually port 587)"
+        TLS = "tls", "TLS from the first byte (usually port 465)"
+
+    id = models.PositiveSmallIntegerField(primary_key=True, default=1, editable=False)
+    host = models.CharField(
+        max_length=253, blank=True, default="", help_text="Empty: the EMAIL_* environment settings apply."
+    )
+    port = models.PositiveIntegerField(default=587, validators=[MinValueValidator(1), MaxValueValidator(65535)])
+    security = models.CharField(max_length=8, choices=Security.choices, default=Security.STARTTLS)
+    username = models.CharField("user", max_length=254, blank=True, default="", help_text="Empty: no login.")
+    password = EncryptedTextField(blank=True, default="")
+    from_email = models.CharField(
+        "from address",
+        max_length=254,
+        blank=True,
+        default="",
+        help_text="monitor@example.com or Name <monitor@example.com>. Empty: DEFAULT_FROM_EMAIL.",
+    )
+    timeout_s = models.PositiveIntegerField(
+        "timeout (s)", default=20, validators=[MinValueValidator(1), MaxValueValidator(300)]
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "mail server"
+        verbose_name_plural = "mail server"
+        constraints = [models.CheckConstraint(condition=models.Q(id=1), name="one_mail_server_row")]
+
+    def __str__(self) -> str:
+        return f"{self.host}:{self.port}" if self.host else "mail server (environment settings)"
+
+    @classmethod
+    def active(cls) -> MailServer | None:
+        """The row that overrides the environment, or None (no row, or no host in it)."""
+        return cls.objects.exclude(host="").first()
