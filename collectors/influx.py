@@ -49,7 +49,10 @@ class InfluxWriter:
 
     def write(self, samples: Iterable[Sample]) -> bool:
         """Write samples now, or spool them if InfluxDB is unavailable. Returns True when written."""
-        lines = format_samples(samples)
+        return self.write_lines(format_samples(samples))
+
+    def write_lines(self, lines: list[str]) -> bool:
+        """Write line protocol now, or spool it if InfluxDB is unavailable. Returns True when written."""
         if not lines:
             return True
         try:

@@ -20,5 +20,21 @@ class CounterStore:
     def save(self, device_key: str, state: CounterState) -> None:
         self.redis.set(KEY.format(device=device_key), state.to_json(), ex=TTL_S)
 
+    def load_many(self, device_keys: list[str]) -> dict[str, CounterState | None]:
+        """Every device's state in one round trip."""
+        if not device_keys:
+            return {}
+        raw = self.redis.mget([KEY.format(device=key) for key in device_keys])
+        return {key: CounterState.from_json(text) for key, text in zip(device_keys, raw, strict=True)}
+
+    def save_many(self, states: dict[str, CounterState]) -> None:
+        """Store several devices' states in one round trip."""
+        if not states:
+            return
+        pipe = self.redis.pipeline(transaction=False)
+        for key, state in states.items():
+            pipe.set(KEY.format(device=key), state.to_json(), ex=TTL_S)
+        pipe.execute()
+
     def forget(self, device_key: str) -> None:
         self.redis.delete(KEY.format(device=device_key))

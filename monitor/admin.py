@@ -129,7 +129,7 @@ class DeviceAdmin(admin.ModelAdmin):
                 obj.rediscover = True
                 obj.save(update_fields=["rediscover"])
             return
-        from monitor.polling import record_discovery
+        from monitor.pollrecord import record_discovery
 
         record_discovery(obj, found)
         if "discovered_ports" in request.POST:  # the user saw the port list: honour the ticks

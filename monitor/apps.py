@@ -8,4 +8,11 @@ class MonitorConfig(AppConfig):
     verbose_name = "SNMP monitor"
 
     def ready(self) -> None:
+        from django.db.models.signals import post_save
+
         from monitor import checks, ratelimit  # noqa: F401 (registers the system checks and login counting)
+        from monitor.inventory import forget_on_edit
+        from monitor.models import Device, Interface
+
+        for model in (Device, Interface):
+            post_save.connect(forget_on_edit, sender=model, dispatch_uid=f"inventory-forget-{model.__name__}")

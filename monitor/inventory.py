@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import logging
+
 from collectors.interfaces import COUNTER_GROUPS, Port
 from collectors.profiles import IF_COUNTER_GROUPS, Profile
 from collectors.samples import Sample
@@ -10,6 +13,48 @@ from monitor.models import Device, Graph, Interface, InterfaceRename
 
 TRACKED = ("if_index", "alias", "speed_bps", "oper_up", "hc_counters")
 DEFAULT_OFFERS = ("traffic",)  # a device without a profile still gets its traffic graphs
+log = logging.getLogger(__name__)
+SEEN_KEY = "monitor:inventory:{device}"
+SEEN_TTL_S = 600  # at worst, a change made behind the poller's back (a port ticked in the admin) shows in 10 min
+
+
+def signature(profile: Profile | None, ports: list[Port], samples: list[Sample]) -> str:
+    """What the rows depend on: the profile, each port's tracked fields, and which series carry which fields."""
+    parts = [profile.name if profile else ""]
+    parts += [f"{p.name}\t{p.if_index}\t{p.alias}\t{p.speed_bps}\t{p.oper_up}\t{p.hc_counters}" for p in ports]
+    shapes = set()
+    for sample in samples:
+        if sample.measurement == "interface":  # port rows come from `ports`; their graphs need no field list
+            continue
+        shapes.add(f"{sample.measurement}\t{sorted(sample.tags.items())}\t{sorted(sample.fields)}")
+    parts += sorted(shapes)
+    return hashlib.blake2b("\n".join(parts).encode(), digest_size=16).hexdigest()
+
+
+def refresh_many(redis, polled: list[tuple[Device, Profile | None, list[Port], list[Sample]]]) -> int:
+    """sync_ports and ensure_graphs for the devices whose signature changed since it was last recorded."""
+    if not polled:
+        return 0
+    keys = [SEEN_KEY.format(device=device.pk) for device, *_ in polled]
+    known = redis.mget(keys)
+    changed = {}
+    for key, old, (device, profile, ports, samples) in zip(keys, known, polled, strict=True):
+        new = signature(profile, ports, samples)
+        if old is None or old.decode() != new:
+            sync_ports(device, ports)
+            ensure_graphs(device, profile, samples)
+            changed[key] = new
+    if changed:
+        pipe = redis.pipeline(transaction=False)
+        for key, new in changed.items():
+            pipe.set(key, new, ex=SEEN_TTL_S)
+        pipe.execute()
+    return len(changed)
+
+
+def forget(redis, device_id: int) -> None:
+    """Make the next poll compare its ports and graphs with the rows again (after an edit in the admin)."""
+    redis.delete(SEEN_KEY.format(device=device_id))
 
 
 def sync_ports(device: Device, ports: list[Port], graph_new: bool | None = None) -> None:
@@ -88,3 +133,14 @@ def _draws(template: GraphTemplate, sample: Sample, fields: set[str]) -> bool:
 def _title(template: GraphTemplate, instance: str) -> str:
     short = {"traffic": "Traffic"}.get(template.slug, template.name)
     return f"{short} {instance}".strip()
+
+
+def forget_on_edit(sender, instance, **kwargs) -> None:
+    """post_save/post_delete receiver: an edited port or device is compared with its rows at its next poll."""
+    from monitor import services
+
+    device_id = instance.device_id if isinstance(instance, Interface) else instance.pk
+    try:
+        forget(services.redis_client(), device_id)
+    except Exception as exc:  # Redis away: the key expires by itself within SEEN_TTL_S
+        log.warning("could not mark device %s for an inventory check: %s", device_id, type(exc).__name__)

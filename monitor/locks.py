@@ -44,6 +44,27 @@ def release(redis, key: str) -> None:
     redis.eval(_RELEASE, 1, key, owner())
 
 
+def acquire_many(redis, keys: list[str], ttl_s: dict[str, int]) -> set[str]:
+    """Take many locks in one round trip; a lock held by someone else gets the one-by-one takeover check."""
+    me = owner()
+    pipe = redis.pipeline(transaction=False)
+    for key in keys:
+        pipe.set(key, me, nx=True, ex=ttl_s[key])
+    won = {key for key, ok in zip(keys, pipe.execute(), strict=True) if ok}
+    return won | {key for key in keys if key not in won and acquire(redis, key, ttl_s[key])}
+
+
+def release_many(redis, keys: list[str]) -> None:
+    """Release the locks this process still holds, in one round trip."""
+    if not keys:
+        return
+    me = owner()
+    pipe = redis.pipeline(transaction=False)
+    for key in keys:
+        pipe.eval(_RELEASE, 1, key, me)
+    pipe.execute()
+
+
 def _dead_here(holder: str) -> bool:
     host, _, pid = holder.rpartition(":")
     return host == socket.gethostname() and pid.isdigit() and gone(int(pid))

@@ -1,8 +1,9 @@
-"""A celery beat scheduler with one entry per enabled device, re-read from the database every few seconds.
+"""A celery beat scheduler built from the device table, re-read from the database every few seconds.
 
 Ticks are aligned to the wall clock (a multiple of the device's interval plus a per-device phase), so a
 restarted beat, or a second beat started by mistake, asks for the same ticks; the poll task claims each
-(device, tick) once in Redis, so no tick is polled twice.
+(device, tick) once in Redis, so no tick is polled twice. Devices that share poller group, interval and
+phase are due at the same instants: one entry sends them together, at most MONITOR_POLL_BATCH a task.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from celery import schedules
 from celery.beat import ScheduleEntry, Scheduler
 from django.conf import settings
 
-TASK = "monitor.poll_device"
+TASK = "monitor.poll_devices"
 
 
 class aligned_every(schedules.BaseSchedule):
@@ -54,6 +55,14 @@ def device_phase(device_id: int, interval: int) -> int:
     return zlib.crc32(str(device_id).encode()) % max(interval, 1)
 
 
+def batches(rows, size: int) -> list[tuple[str, int, int, list[int]]]:
+    """(group, interval, phase, device ids) for every set of devices due together, at most `size` ids each."""
+    due: dict[tuple[str, int, int], list[int]] = {}
+    for device_id, interval, group in sorted(rows):
+        due.setdefault((group or "", interval, device_phase(device_id, interval)), []).append(device_id)
+    return [(*key, ids[i : i + size]) for key, ids in due.items() for i in range(0, len(ids), size)]
+
+
 class DeviceScheduler(Scheduler):
     """Beat entries built from the Device table; picks up admin changes without a restart."""
 
@@ -87,12 +96,12 @@ class DeviceScheduler(Scheduler):
             return
         fresh: dict[str, ScheduleEntry] = {}
         now = datetime.now(timezone.utc)
-        for device_id, interval, group in rows:
-            name = f"poll-device-{device_id}"
-            schedule = aligned_every(interval, device_phase(device_id, interval))
+        for group, interval, phase, device_ids in batches(rows, settings.MONITOR_POLL_BATCH):
+            name = f"poll-{group or 'default'}-{interval}s-{phase}-{device_ids[0]}"
+            schedule = aligned_every(interval, phase)
             entry = self._entries.get(name)
             options = {"expires": float(interval), "queue": group or self.app.conf.task_default_queue}
-            if entry is None or entry.schedule != schedule or entry.options != options:
+            if entry is None or entry.schedule != schedule or entry.options != options or entry.args != (device_ids,):
                 # Treat the current tick as not yet sent: a new device is polled at once, and a restarted beat
                 # sends the tick its predecessor may have missed (the task's Redis claim drops a duplicate).
                 last = datetime.fromtimestamp(schedule.current_tick(time.time()) - interval, timezone.utc)
@@ -100,7 +109,7 @@ class DeviceScheduler(Scheduler):
                     name=name,
                     task=TASK,
                     schedule=schedule,
-                    args=(device_id,),
+                    args=(device_ids,),
                     options=options,
                     last_run_at=min(last, now),
                     app=self.app,

@@ -64,7 +64,7 @@ DATABASES = {
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # Workers, beat and the web server share the file: wait for locks instead of failing at once.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
-    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"]["CONN_MAX_AGE"] = 60  # a worker reopening the file for every task costs more than its poll
     if env("MONITOR_TEST_DATABASE", ""):
         DATABASES["default"]["TEST"] = {"NAME": env("MONITOR_TEST_DATABASE")}
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
@@ -177,6 +177,12 @@ MONITOR_SNMP_ENGINE = env("MONITOR_SNMP_ENGINE", "pysnmp")
 # Extra directories of device profiles (YAML), beside collectors/profiles/; same name overrides.
 MONITOR_PROFILE_DIRS = env_list("MONITOR_PROFILE_DIRS", "")
 MONITOR_REDISCOVER_S = env_int("MONITOR_REDISCOVER_S", 86400, minimum=300)
+# Devices due in the same second of the same poller group travel in one task of at most this many devices,
+# polled concurrently (at most MONITOR_POLL_CONCURRENCY in flight per worker process); finished devices'
+# samples are written every MONITOR_WRITE_EVERY_S seconds while slower ones are still being polled.
+MONITOR_POLL_BATCH = env_int("MONITOR_POLL_BATCH", 50, minimum=1)
+MONITOR_POLL_CONCURRENCY = env_int("MONITOR_POLL_CONCURRENCY", 64, minimum=1)
+MONITOR_WRITE_EVERY_S = env_float("MONITOR_WRITE_EVERY_S", 0.2, minimum=0.01)
 
 # Mail (alerts). No EMAIL_HOST: mails go to files in EMAIL_FILE_PATH, readable at /alerts/mail/.
 EMAIL_HOST = env("EMAIL_HOST", "")

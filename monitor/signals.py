@@ -1,8 +1,21 @@
 """Signals other parts hang off the poll path (alerts evaluate here), so polling stays unaware of them."""
 
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
 from django.dispatch import Signal
 
-# Sent after every poll of a device, success or failure, once its samples are written (or spooled).
-# Arguments: device (the Device row, status fields refreshed), samples (list[collectors.samples.Sample],
-# empty on failure), error (str: "" on success, the safe error message on failure).
-poll_finished = Signal()
+
+@dataclass(frozen=True)
+class PollEvent:
+    """One device's poll: its row (status fields as just recorded), its samples, and its safe error ("" if ok)."""
+
+    device: object
+    samples: list = field(default_factory=list)
+    error: str = ""
+
+
+# Sent once per batch of polls, after their samples are written (or spooled) and their rows updated.
+# Argument: polls (list[PollEvent]).
+polls_finished = Signal()

@@ -36,7 +36,7 @@ def queued_devices(queue: str) -> list[int]:
     for raw in services.redis_client().lrange(queue, 0, -1):
         message = json.loads(raw)
         body = json.loads(base64.b64decode(message["body"]))
-        ids.append(body[0][0])
+        ids += body[0][0]  # monitor.poll_devices(device_ids, tick)
     return ids
 
 

@@ -1,4 +1,4 @@
-"""App configuration: evaluation hangs off the poll_finished signal, so polling stays unaware of alerts."""
+"""App configuration: evaluation hangs off the polls_finished signal, so polling stays unaware of alerts."""
 
 from django.apps import AppConfig
 
@@ -11,6 +11,6 @@ class AlertsConfig(AppConfig):
 
     def ready(self) -> None:
         from monitor.alerts import evaluator, tasks  # noqa: F401 - tasks registers the Celery tasks
-        from monitor.signals import poll_finished
+        from monitor.signals import polls_finished
 
-        poll_finished.connect(evaluator.on_poll_finished, dispatch_uid="alerts-evaluate")
+        polls_finished.connect(evaluator.on_polls_finished, dispatch_uid="alerts-evaluate")

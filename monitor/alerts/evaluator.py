@@ -12,34 +12,54 @@ from django.utils import timezone
 from monitor.alerts import delivery, engine, scopes
 from monitor.alerts.models import AlertState, Event, Rule
 from monitor.alerts.rules import METRICS, comparable, observe
+from monitor.signals import PollEvent
 
 log = logging.getLogger(__name__)
 
 
-def on_poll_finished(sender, device, samples, error, **kwargs) -> None:
-    """poll_finished receiver: evaluate, then ask a worker to send what was queued."""
-    # Also kick when older mails are due: a lost kick or follow-up is made up by the next poll.
-    if evaluate(device, samples, error) or delivery.due(limit=1):
+def on_polls_finished(sender, polls: list[PollEvent], **kwargs) -> None:
+    """polls_finished receiver: evaluate, then ask a worker to send what was queued."""
+    # Also kick when older mails are due: a lost kick or follow-up is made up by the next batch.
+    if evaluate_many(polls) or delivery.due(limit=1):
         transaction.on_commit(_kick_sender)
 
 
 def evaluate(device, samples: list, error: str, now: datetime | None = None) -> int:
     """Run every applicable rule on one poll; returns how many mails were queued."""
+    return evaluate_many([PollEvent(device, samples, error)], now)
+
+
+def evaluate_many(polls: list[PollEvent], now: datetime | None = None) -> int:
+    """Run every applicable rule on a batch of polls (rules, windows and states read once); mails queued."""
     now = now or timezone.now()
-    muted = scopes.in_maintenance(device, now)
+    found = scopes.Scopes(now, [poll.device.pk for poll in polls])
+    if not found.rules:
+        return 0
+    states: dict[tuple[int, int], dict[str, AlertState]] = {}
+    rows = AlertState.objects.filter(rule__in=found.rules, device__in=[poll.device.pk for poll in polls])
+    for row in rows:
+        states.setdefault((row.rule_id, row.device_id), {})[row.instance] = row
     queued = 0
-    for rule in scopes.rules_for(device):
-        metric = METRICS.get(rule.metric)
-        if metric is None:
+    for poll in polls:
+        muted = found.in_maintenance(poll.device)
+        for rule in found.rules_for(poll.device):
+            known = states.get((rule.pk, poll.device.pk), {})
+            queued += _evaluate_rule(rule, poll, known, now, muted)
+    return queued
+
+
+def _evaluate_rule(rule: Rule, poll: PollEvent, known: dict[str, AlertState], now: datetime, muted: bool) -> int:
+    metric = METRICS.get(rule.metric)
+    if metric is None:
+        return 0
+    device, queued = poll.device, 0
+    for obs in observe(metric, poll.samples, poll.error):
+        if rule.scope == Rule.Scope.SERIES and obs.instance != rule.instance:
             continue
-        known = {row.instance: row for row in AlertState.objects.filter(rule=rule, device=device)}
-        for obs in observe(metric, samples, error):
-            if rule.scope == Rule.Scope.SERIES and obs.instance != rule.instance:
-                continue
-            levels = comparable(rule.unit, obs, rule.fire_level, rule.clear_level)
-            if levels is None or _unchanged(known.get(obs.instance), rule, *levels, now=now, muted=muted):
-                continue
-            queued += _advance(rule, device, obs.instance, *levels, now=now, muted=muted)
+        levels = comparable(rule.unit, obs, rule.fire_level, rule.clear_level)
+        if levels is None or _unchanged(known.get(obs.instance), rule, *levels, now=now, muted=muted):
+            continue
+        queued += _advance(rule, device, obs.instance, *levels, now=now, muted=muted)
     return queued
 
 

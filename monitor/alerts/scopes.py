@@ -43,31 +43,43 @@ def device_profile(device) -> str:
     return str(getattr(device, "profile", "") or "")
 
 
-def rules_for(device) -> list:
-    """Enabled rules whose scope covers this device."""
-    from monitor.alerts.models import Rule
+class Scopes:
+    """The enabled rules and open maintenance windows, read once for a batch of polls, with branches resolved once."""
 
-    candidates = Rule.objects.filter(enabled=True).filter(
-        Q(scope__in=[Rule.Scope.SERIES, Rule.Scope.DEVICE], device=device)
-        | Q(scope__in=[Rule.Scope.ALL, Rule.Scope.PROFILE, Rule.Scope.BRANCH])
-    )
-    profile = device_profile(device)
-    found = []
-    for rule in candidates:
-        if rule.scope == Rule.Scope.PROFILE and (not profile or rule.profile != profile):
-            continue
-        if rule.scope == Rule.Scope.BRANCH and device.pk not in devices_under_branch(rule.branch):
-            continue
-        found.append(rule)
-    return found
+    def __init__(self, now: datetime, device_ids: list[int] | None = None):
+        from monitor.alerts.models import Maintenance, Rule
 
+        rules = Rule.objects.filter(enabled=True)
+        if device_ids is not None:
+            rules = rules.filter(
+                Q(scope__in=[Rule.Scope.SERIES, Rule.Scope.DEVICE], device_id__in=device_ids)
+                | Q(scope__in=[Rule.Scope.ALL, Rule.Scope.PROFILE, Rule.Scope.BRANCH])
+            )
+        self.rules = list(rules)
+        self.windows = list(Maintenance.objects.filter(starts_at__lte=now, ends_at__gt=now))
+        self._branches: dict[str, set[int]] = {}
 
-def in_maintenance(device, now: datetime) -> bool:
-    """True while a maintenance window covers the device itself or a branch it is under."""
-    from monitor.alerts.models import Maintenance
+    def _under(self, branch: str) -> set[int]:
+        if branch not in self._branches:
+            self._branches[branch] = devices_under_branch(branch)
+        return self._branches[branch]
 
-    windows = Maintenance.objects.filter(starts_at__lte=now, ends_at__gt=now)
-    if windows.filter(device=device).exists():
-        return True
-    branches = windows.exclude(branch="").values_list("branch", flat=True)
-    return any(device.pk in devices_under_branch(b) for b in branches)
+    def rules_for(self, device) -> list:
+        """Enabled rules whose scope covers this device."""
+        from monitor.alerts.models import Rule
+
+        profile = device_profile(device)
+        found = []
+        for rule in self.rules:
+            if rule.scope in (Rule.Scope.SERIES, Rule.Scope.DEVICE) and rule.device_id != device.pk:
+                continue
+            if rule.scope == Rule.Scope.PROFILE and (not profile or rule.profile != profile):
+                continue
+            if rule.scope == Rule.Scope.BRANCH and device.pk not in self._under(rule.branch):
+                continue
+            found.append(rule)
+        return found
+
+    def in_maintenance(self, device) -> bool:
+        """True while a maintenance window covers the device itself or a branch it is under."""
+        return any(w.device_id == device.pk or (w.branch and device.pk in self._under(w.branch)) for w in self.windows)

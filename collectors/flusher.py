@@ -1,0 +1,59 @@
+"""Write finished polls' lines every fraction of a second from a thread, while slower devices are still polled."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from collectors.influx import InfluxWriter
+
+log = logging.getLogger(__name__)
+
+
+class LineFlusher:
+    """Collects line protocol per device key; flushes it every `every_s` seconds and once more at close."""
+
+    def __init__(self, writer: InfluxWriter, every_s: float = 0.2):
+        self.writer = writer
+        self.every_s = every_s
+        self.written: dict[str, bool] = {}  # device key -> its lines reached InfluxDB (False: spooled or lost)
+        self._lines: list[str] = []
+        self._keys: list[str] = []
+        self._task: asyncio.Task | None = None
+        self._closing: asyncio.Event | None = None
+
+    def add(self, key: str, lines: list[str]) -> None:
+        self._lines += lines
+        self._keys.append(key)
+
+    def start(self) -> None:
+        self._closing = asyncio.Event()
+        self._task = asyncio.get_running_loop().create_task(self._run(self._closing))
+
+    async def close(self) -> None:
+        """Stop the periodic flush (never in the middle of a write) and write what is left."""
+        if self._task is not None and self._closing is not None:
+            self._closing.set()
+            await self._task
+        await self._flush()
+
+    async def _run(self, closing: asyncio.Event) -> None:
+        while not closing.is_set():
+            try:
+                await asyncio.wait_for(closing.wait(), self.every_s)
+            except TimeoutError:
+                await self._flush()
+
+    async def _flush(self) -> None:
+        lines, keys = self._lines, self._keys
+        if not keys:
+            return
+        self._lines, self._keys = [], []
+        loop = asyncio.get_running_loop()
+        try:
+            ok = await loop.run_in_executor(None, self.writer.write_lines, lines)
+        except Exception as exc:  # the writer spools on outages; anything else must not stop the polls
+            log.error("writing %d lines failed: %s", len(lines), type(exc).__name__)
+            ok = False
+        for key in keys:
+            self.written[key] = ok and self.written.get(key, True)
