@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from collectors.influx import InfluxWriter
+from collectors.influx import InfluxWriter, WriteResult
 
 log = logging.getLogger(__name__)
 
@@ -16,7 +16,8 @@ class LineFlusher:
     def __init__(self, writer: InfluxWriter, every_s: float = 0.2):
         self.writer = writer
         self.every_s = every_s
-        self.written: dict[str, bool] = {}  # device key -> its lines reached InfluxDB (False: spooled or lost)
+        # device key -> what became of its lines: WRITTEN, SPOOLED or LOST (truthy only when WRITTEN)
+        self.written: dict[str, WriteResult] = {}
         self._lines: list[str] = []
         self._keys: list[str] = []
         self._task: asyncio.Task | None = None
@@ -51,9 +52,9 @@ class LineFlusher:
         self._lines, self._keys = [], []
         loop = asyncio.get_running_loop()
         try:
-            ok = await loop.run_in_executor(None, self.writer.write_lines, lines)
+            result = await loop.run_in_executor(None, self.writer.write_lines, lines)
         except Exception as exc:  # the writer spools on outages; anything else must not stop the polls
-            log.error("writing %d lines failed: %s", len(lines), type(exc).__name__)
-            ok = False
+            log.error("writing %d lines failed, they are lost: %s", len(lines), type(exc).__name__)
+            result = WriteResult.LOST
         for key in keys:
-            self.written[key] = ok and self.written.get(key, True)
+            self.written[key] = result.worse(self.written.get(key, WriteResult.WRITTEN))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import enum
 import logging
 import os
 import time
@@ -21,6 +22,23 @@ log = logging.getLogger(__name__)
 
 class InfluxWriteError(Exception):
     """InfluxDB refused or could not take a write (the message holds no token)."""
+
+
+class WriteResult(enum.Enum):
+    """What became of a write: in InfluxDB, kept in the spool for a later replay, or lost (spool full or unwritable)."""
+
+    WRITTEN = "written"
+    SPOOLED = "spooled"
+    LOST = "lost"
+
+    def __bool__(self) -> bool:
+        """True only when written, as the bool write_lines used to return."""
+        return self is WriteResult.WRITTEN
+
+    def worse(self, other: WriteResult) -> WriteResult:
+        """The worse of two results (lost over spooled over written), for lines of one device sent in two writes."""
+        order = (WriteResult.WRITTEN, WriteResult.SPOOLED, WriteResult.LOST)
+        return max(self, other, key=order.index)
 
 
 class InfluxWriter:
@@ -49,20 +67,22 @@ class InfluxWriter:
 
     def write(self, samples: Iterable[Sample]) -> bool:
         """Write samples now, or spool them if InfluxDB is unavailable. Returns True when written."""
-        return self.write_lines(format_samples(samples))
+        return self.write_lines(format_samples(samples)) is WriteResult.WRITTEN
 
-    def write_lines(self, lines: list[str]) -> bool:
-        """Write line protocol now, or spool it if InfluxDB is unavailable. Returns True when written."""
+    def write_lines(self, lines: list[str]) -> WriteResult:
+        """Write line protocol now, or spool it if InfluxDB is unavailable; says which, or that the lines are lost."""
         if not lines:
-            return True
+            return WriteResult.WRITTEN
         try:
             self._post(lines)
         except InfluxWriteError as exc:
-            log.warning("InfluxDB write failed, %d lines spooled: %s", len(lines), exc)
-            self._spool(lines)
-            return False
+            if self._spool(lines):
+                log.warning("InfluxDB write failed, %d lines spooled: %s", len(lines), exc)
+                return WriteResult.SPOOLED
+            log.error("InfluxDB write failed and the spool cannot keep them: %d lines lost: %s", len(lines), exc)
+            return WriteResult.LOST
         self.replay_spool()
-        return True
+        return WriteResult.WRITTEN
 
     def _post(self, lines: list[str]) -> None:
         try:
@@ -75,30 +95,40 @@ class InfluxWriter:
             raise InfluxWriteError(f"HTTP {status} {reason}" if status else str(reason)) from None
 
     def spooled_bytes(self) -> int:
-        return sum(p.stat().st_size for p in self._spool_files())
+        total = 0
+        for path in self._spool_files():
+            with contextlib.suppress(FileNotFoundError):  # claimed by another worker since the listing
+                total += path.stat().st_size
+        return total
 
     def _spool_files(self) -> list[Path]:
         if not self.spool_dir.is_dir():
             return []
         return sorted(p for p in self.spool_dir.glob("*.lp") if p.is_file())
 
-    def _spool(self, lines: list[str]) -> None:
+    def _spool(self, lines: list[str]) -> bool:
+        """Keep lines in a new spool file; False (said in the log) when the bound is reached or the disk refuses."""
         data = ("\n".join(lines) + "\n").encode()
-        if self.spooled_bytes() + len(data) > self.spool_max_bytes:
-            log.error(
-                "spool %s is full (%d bytes); dropping %d new lines", self.spool_dir, self.spool_max_bytes, len(lines)
-            )
-            return
         name = f"{time.time_ns():020d}-{os.getpid()}.lp"
         tmp = self.spool_dir / (name + ".tmp")
         try:
+            if self.spooled_bytes() + len(data) > self.spool_max_bytes:
+                log.error(
+                    "spool %s reached its bound of %d bytes: %d new lines dropped, the files already spooled are kept",
+                    self.spool_dir,
+                    self.spool_max_bytes,
+                    len(lines),
+                )
+                return False
             self.spool_dir.mkdir(parents=True, exist_ok=True)
             tmp.write_bytes(data)
             tmp.rename(self.spool_dir / name)
         except OSError as exc:  # disk full or read-only: say so; polling of other devices goes on
-            log.error("cannot spool %d lines to %s: %s", len(lines), self.spool_dir, exc.strerror)
+            log.error("cannot spool %d lines to %s: %s", len(lines), self.spool_dir, exc.strerror or exc)
             with contextlib.suppress(OSError):
                 tmp.unlink()
+            return False
+        return True
 
     def replay_spool(self, limit_files: int = 50) -> int:
         """Send spooled files oldest first; each is claimed by rename so two workers never send one twice."""

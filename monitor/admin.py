@@ -6,7 +6,9 @@ from django.contrib import admin, messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import path, reverse
+from django.utils.decorators import method_decorator
 from django.utils.html import format_html
+from django.views.decorators.debug import sensitive_post_parameters
 
 from monitor.forms import DeviceForm
 from monitor.inventory import sync_ports
@@ -23,6 +25,8 @@ STATUS_FIELDS = (
     "poll_warnings",
 )
 DISCOVERY_FIELDS = ("profile", "profile_reason", "sys_name", "sys_descr", "sys_object_id", "discovered_at")
+# Posted device secrets are replaced by stars in error reports (a 500 mailed to admins, DEBUG pages).
+sensitive_secrets = method_decorator(sensitive_post_parameters("community", "v3_auth_key", "v3_priv_key"))
 
 
 class InterfaceInline(admin.TabularInline):
@@ -95,6 +99,11 @@ class DeviceAdmin(admin.ModelAdmin):
         count = queryset.update(rediscover=True)
         self.message_user(request, f"{count} device(s) will be rediscovered at their next poll.", messages.INFO)
 
+    @sensitive_secrets
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        """The add and change pages (add_view and change_view both come here)."""
+        return super().changeform_view(request, object_id, form_url, extra_context)
+
     def get_urls(self):
         view = self.admin_site.admin_view(self.discover_view)
         return [
@@ -103,6 +112,7 @@ class DeviceAdmin(admin.ModelAdmin):
             *super().get_urls(),
         ]
 
+    @sensitive_secrets
     def discover_view(self, request: HttpRequest, object_id: int | None = None) -> HttpResponse:
         """Test and discover with the form as filled in (nothing is saved): a fragment the page shows."""
         obj = self.get_object(request, str(object_id)) if object_id else None

@@ -10,6 +10,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from collectors.discovery import Discovery
+from collectors.influx import WriteResult
 from collectors.poll import PollResult
 from collectors.samples import Sample
 from monitor import services
@@ -18,6 +19,7 @@ from monitor.models import Device
 
 log = logging.getLogger(__name__)
 SPOOLED = "InfluxDB unavailable: samples are buffered on disk and will be written later"
+LOST = "InfluxDB unavailable and the spool is full or not writable: samples of this poll are lost"
 SUCCESS_FIELDS = (
     "last_poll_at",
     "last_success_at",
@@ -59,11 +61,18 @@ def record_discovery(device: Device, found: Discovery) -> None:
     sync_ports(device, found.ports)
 
 
-def record_successes(polled: list[tuple[Device, PollResult, bool]]) -> None:
+def write_error(written: WriteResult | bool) -> str:
+    """What the device row says about its samples: nothing when written, else buffered or lost."""
+    if written is WriteResult.LOST:
+        return LOST
+    return "" if written else SPOOLED
+
+
+def record_successes(polled: list[tuple[Device, PollResult, WriteResult | bool]]) -> None:
     """One bulk update for the batch's good polls; the in-memory rows get the same values (alerts read them)."""
     now = timezone.now()
     for device, result, written in polled:
-        error = "" if written else SPOOLED
+        error = write_error(written)
         device.last_poll_at = device.last_success_at = now
         device.last_error, device.last_error_at = error, (now if error else None)
         device.consecutive_failures = 0

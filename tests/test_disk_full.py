@@ -1,0 +1,262 @@
+"""Full disks injected for real on a small tmpfs of the test's own: the spool's, the spool's bound, the database's."""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import subprocess
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from django.conf import settings as django_settings
+
+from monitor import flux, queries, services
+from monitor.devstack.processes import free_port
+from monitor.models import Device
+from monitor.polling import run_poll, run_polls
+from monitor.pollrecord import LOST, SPOOLED
+from tests.test_admin_devices import ADD_URL, form, management_data
+
+pytestmark = pytest.mark.django_db
+SWITCH_IN_BPS = 2 * 1_250_000 * 8  # the agent's 1/g2 on community "switch"
+LEGACY_IN_BPS = 2_000_000 * 8  # the agent's fa0/1 on community "legacy"
+
+
+class SmallDisk:
+    """A tmpfs mounted for one test: filled to the last byte, and freed again."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.filler = path / "filler"
+
+    def fill(self) -> None:
+        fd = os.open(self.filler, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+        try:
+            while True:
+                os.write(fd, b"\0" * 65536)
+        except OSError as exc:
+            assert exc.errno == errno.ENOSPC, exc
+        finally:
+            os.close(fd)
+        assert os.statvfs(self.path).f_bavail == 0
+
+    def free(self) -> None:
+        self.filler.unlink()
+        assert os.statvfs(self.path).f_bavail > 0
+
+
+@pytest.fixture
+def small_disks(tmp_path):
+    """Mount small tmpfs filesystems (we run as root); each is unmounted at teardown, whatever happened."""
+    mounted: list[Path] = []
+
+    def mount(size_bytes: int = 256 * 1024) -> SmallDisk:
+        path = tmp_path / f"disk{len(mounted)}"
+        path.mkdir()
+        subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_bytes},mode=0755", "tmpfs", str(path)], check=True)
+        mounted.append(path)
+        return SmallDisk(path)
+
+    yield mount
+    for path in reversed(mounted):
+        if subprocess.run(["umount", str(path)], check=False).returncode:
+            subprocess.run(["umount", "-l", str(path)], check=True)  # still busy: detach it now, freed when closed
+
+
+def influx_rows(device: Device, start: float, stop: float, field: str | None = None) -> list[tuple[str, float]]:
+    """The device's points in InfluxDB between two epoch times, as (series and field, value)."""
+    script = flux.bind(
+        "from(bucket: params.bucket) |> range(start: params.start, stop: params.stop)"
+        " |> filter(fn: (r) => r.device == params.device)",
+        {
+            "bucket": django_settings.INFLUXDB_BUCKET,
+            "start": datetime.fromtimestamp(start, UTC),
+            "stop": datetime.fromtimestamp(stop, UTC),
+            "device": str(device.pk),
+        },
+    )
+    rows = []
+    for table in queries.client().query_api().query(script):
+        for record in table.records:
+            if field is None or record.get_field() == field:
+                series = f"{record.get_measurement()} {record.values.get('port', '')} {record.get_field()}"
+                rows.append((series, record.get_value()))
+    return rows
+
+
+def in_bps(device: Device, port: str, start: float, stop: float) -> list[float]:
+    """The port's inbound rates written between two epoch times."""
+    return [
+        value for series, value in influx_rows(device, start, stop, "in_bps") if series == f"interface {port} in_bps"
+    ]
+
+
+def fields_in(lines: list[str]) -> int:
+    """How many points these line-protocol lines hold (one per field; our fields hold no spaces)."""
+    return sum(len(line.rsplit(" ", 2)[1].split(",")) for line in lines if line)
+
+
+def test_a_full_spool_disk_loses_the_samples_says_so_and_polling_goes_on(
+    agent, clean_backends, influx, small_disks, settings, caplog
+):
+    disk = small_disks()
+    settings.VAR_DIR = disk.path  # the writer spools to VAR_DIR/spool: on the small disk
+    services.reset_clients()
+    switch = Device.objects.create(
+        name="full-switch", host="127.0.0.1", port=agent.port, community="switch", poll_interval_s=5, timeout_s=1.0
+    )
+    legacy = Device.objects.create(
+        name="full-legacy", host="127.0.0.1", port=agent.port, community="legacy", poll_interval_s=5, timeout_s=1.0
+    )
+    ids, keys = [switch.pk, legacy.pk], [str(switch.pk), str(legacy.pk)]
+    try:
+        assert run_polls(ids) == {switch.pk: "ok", legacy.pk: "ok"}
+        before = services.counter_store().load_many(keys)
+        settings.INFLUXDB_URL = f"http://127.0.0.1:{free_port()}"  # nothing listens there: InfluxDB is away
+        services.reset_clients()
+        (disk.path / "spool").mkdir()  # a spool used before; the disk then fills up
+        disk.fill()
+        time.sleep(1.2)
+        started = time.time()
+        outcomes = run_polls(ids)
+        lost_window = (started, time.time())
+        assert set(outcomes) == set(ids) and all(o.startswith("ok") for o in outcomes.values()), outcomes
+        for device in (switch, legacy):
+            device.refresh_from_db()
+            assert device.last_error == LOST
+            assert "samples of this poll are lost" in device.last_error and device.consecutive_failures == 0
+        spool = disk.path / "spool"
+        assert f"to {spool}: No space left on device" in caplog.text
+        assert "InfluxDB write failed and the spool cannot keep them" in caplog.text
+        assert sorted(p.name for p in disk.path.iterdir()) == ["filler", "spool"]
+        assert list(spool.iterdir()) == []  # nothing pretends to be buffered, no half-written file left
+        after = services.counter_store().load_many(keys)
+        assert all(after[k].taken_at > before[k].taken_at for k in keys)  # the counters moved on regardless
+
+        disk.free()
+        settings.INFLUXDB_URL = influx.url
+        services.reset_clients()
+        time.sleep(1.2)
+        started = time.time()
+        assert run_polls(ids) == {switch.pk: "ok", legacy.pk: "ok"}
+        for device in (switch, legacy):
+            device.refresh_from_db()
+            assert device.last_error == "" and device.last_error_at is None
+        assert influx_rows(switch, *lost_window) == [] and influx_rows(legacy, *lost_window) == []
+        stopped = time.time() + 1
+        assert in_bps(switch, "1/g2", started, stopped) == [pytest.approx(SWITCH_IN_BPS, rel=0.05)]  # no spike
+        assert in_bps(legacy, "fa0/1", started, stopped) == [pytest.approx(LEGACY_IN_BPS, rel=0.05)]
+    finally:
+        services.reset_clients()
+
+
+def test_the_spool_bound_drops_new_lines_says_so_and_keeps_older_files_for_replay(
+    agent, clean_backends, influx, tmp_path, settings, caplog
+):
+    settings.VAR_DIR = tmp_path / "var"
+    services.reset_clients()
+    device = Device.objects.create(
+        name="bounded", host="127.0.0.1", port=agent.port, community="switch", poll_interval_s=5, timeout_s=1.0
+    )
+    windows: list[tuple[float, float]] = []
+
+    def poll() -> str:
+        started = time.time()
+        outcome = run_poll(device.pk)
+        windows.append((started, time.time()))
+        device.refresh_from_db()
+        return outcome
+
+    try:
+        assert poll() == "ok"
+        settings.INFLUXDB_URL = f"http://127.0.0.1:{free_port()}"
+        services.reset_clients()
+        for _ in range(2):
+            time.sleep(1.2)
+            assert poll() == "ok: samples spooled, InfluxDB unavailable"
+            assert device.last_error == SPOOLED
+        writer = services.influx_writer()
+        files = sorted(writer.spool_dir.glob("*.lp"))
+        kept = {path.name: path.read_bytes() for path in files}
+        assert len(kept) == 2
+        writer.spool_max_bytes = writer.spooled_bytes()  # the bound is reached: the next poll has no room
+        time.sleep(1.2)
+        assert poll().startswith("ok")
+        assert device.last_error == LOST and device.consecutive_failures == 0
+        assert f"spool {writer.spool_dir} reached its bound of {writer.spool_max_bytes} bytes: " in caplog.text
+        assert "new lines dropped, the files already spooled are kept" in caplog.text
+        assert {path.name: path.read_bytes() for path in writer.spool_dir.glob("*.lp")} == kept
+
+        settings.INFLUXDB_URL = influx.url
+        services.reset_clients()
+        time.sleep(1.2)
+        assert poll() == "ok" and device.last_error == ""
+        assert list(writer.spool_dir.iterdir()) == []  # replayed and removed
+        counts = [len(influx_rows(device, start, stop)) for start, stop in windows]
+        spooled = [fields_in(kept[name].decode().split("\n")) for name in sorted(kept)]
+        assert counts[1:3] == spooled and all(spooled)  # every point of both spooled files, once
+        assert counts[3] == 0  # the dropped poll
+        assert counts[0] > 0 and counts[4] > 0
+    finally:
+        services.reset_clients()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_database_on_a_full_disk_gives_a_clear_error_and_the_samples_still_reach_influxdb(
+    agent, clean_backends, db_file, small_disks, caplog
+):
+    from django.db import connection
+
+    from monitor import tasks
+
+    switch = Device.objects.create(
+        name="db-switch", host="127.0.0.1", port=agent.port, community="switch", poll_interval_s=5, timeout_s=1.0
+    )
+    legacy = Device.objects.create(
+        name="db-legacy", host="127.0.0.1", port=agent.port, community="legacy", poll_interval_s=5, timeout_s=1.0
+    )
+    ids = [switch.pk, legacy.pk]
+    assert tasks.poll_devices.run(ids) == {switch.pk: "ok", legacy.pk: "ok"}  # discovered, counters kept
+    connection.close()
+    disk = small_disks(db_file.stat().st_size + 256 * 1024)
+    full_db = disk.path / "db.sqlite3"
+    shutil.copyfile(db_file, full_db)
+    original = connection.settings_dict["NAME"]
+    assert original == str(db_file)
+    connection.settings_dict["NAME"] = str(full_db)
+    try:
+        disk.fill()
+        time.sleep(1.2)
+        started = time.time()
+        outcome = tasks.poll_devices.run(ids)
+        window = (started, time.time() + 1)
+    finally:
+        connection.close()
+        connection.settings_dict["NAME"] = original
+    assert outcome == dict.fromkeys(ids, "failed: database unavailable (OperationalError)")
+    assert "polls not run or not recorded, the database is unavailable: database or disk is full" in caplog.text
+    assert in_bps(switch, "1/g2", *window) == [pytest.approx(SWITCH_IN_BPS, rel=0.05)]
+    assert in_bps(legacy, "fa0/1", *window) == [pytest.approx(LEGACY_IN_BPS, rel=0.05)]
+    assert ("poller  ok", 1) in influx_rows(switch, *window) and ("poller  ok", 1) in influx_rows(legacy, *window)
+    time.sleep(1.2)
+    assert tasks.poll_devices.run(ids) == {switch.pk: "ok", legacy.pk: "ok"}  # the real database: recorded again
+
+
+def test_the_device_admin_hides_posted_secrets_from_error_reports(agent, admin_client, settings):
+    from django.views.debug import SafeExceptionReporterFilter
+
+    settings.DEBUG = False  # error reports filter only when DEBUG is off (as in production)
+    secrets = {"community": "switch", "v3_auth_key": "auth-Zq8mark-key", "v3_priv_key": "priv-Zq8mark-key"}
+    posted = form(port=str(agent.port), timeout_s="1", **secrets)
+    pages = [
+        admin_client.post(ADD_URL, {**management_data(admin_client), **posted}),
+        admin_client.post("/admin/monitor/device/discover/", posted),
+    ]
+    for response in pages:
+        assert response.status_code in (200, 302, 400), response.status_code
+        cleansed = SafeExceptionReporterFilter().get_post_parameters(response.wsgi_request)
+        assert {key: cleansed[key] for key in secrets} == dict.fromkeys(secrets, "********************")
+        assert cleansed["name"] == "core-1" and cleansed["host"] == "127.0.0.1"  # the rest is reported as posted
