@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 WRAP_32 = 2**32
 
 
-@dataclass(frozen=True)
-class Reading:
+class Reading(NamedTuple):
     """One counter value as read: its width in bits (32 or 64) and when it was read (epoch seconds)."""
 
     value: int
@@ -16,8 +15,7 @@ class Reading:
     at: float
 
 
-@dataclass(frozen=True)
-class Rate:
+class Rate(NamedTuple):
     """A per-second rate, or None with the reason there is no honest rate for this interval."""
 
     per_second: float | None

@@ -37,7 +37,7 @@ COUNTER_GROUPS: dict[str, dict[str, tuple[str, str]]] = {
 PSEUDO_PORT = re.compile(r"(?i)^(cpu|lo\d*|loopback|null|vlan|vl\d|stack|sit\d|tunl|ip6tnl|docker|veth|virbr)")
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Port:
     """One interface as read in this poll, keyed for history by its name, not its ifIndex."""
 

@@ -161,12 +161,10 @@ def _evaluate(
         if metric.type == "counter":
             bits = 64 if value.kind == "counter64" else 32
             raw = int(value.value) if value.kind in NUMERIC else int(number)
-            ctx.state.counters[key + metric.name] = (raw, bits, ctx.read_at)
+            reading = ctx.state.counters[key + metric.name] = Reading(raw, bits, ctx.read_at)
             fields["_raw_" + metric.name] = raw
             rate = counter_rate(
-                ctx.previous.reading(key + metric.name) if ctx.previous else None,
-                Reading(raw, bits, ctx.read_at),
-                rebooted=ctx.rebooted,
+                ctx.previous.reading(key + metric.name) if ctx.previous else None, reading, rebooted=ctx.rebooted
             )
             if rate.per_second is not None:
                 fields[metric.name] = rate.per_second * metric.scale

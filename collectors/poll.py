@@ -12,7 +12,7 @@ from collectors.metrics import read_metrics
 from collectors.profiles import IF_COUNTER_GROUPS, Profile
 from collectors.samples import CounterState, Sample
 from collectors.sessions import open_session
-from collectors.snmptypes import SnmpError, SnmpTarget, SnmpValue
+from collectors.snmptypes import SnmpError, SnmpTarget
 
 SYS_UPTIME = "1.3.6.1.2.1.1.3.0"
 UPTIME_WRAP = 2**32  # TimeTicks wrap after 497 days: that is not a reboot
@@ -92,24 +92,25 @@ def _port_sample(
     if port.oper_up is not None:
         fields["oper_up"] = int(port.oper_up)
     max_bytes = port.speed_bps / 8 if port.speed_bps else None
-    counters: list[tuple[str, SnmpValue, float | None, float, float]] = [
-        ("in_bps", port.in_octets, max_bytes, 8.0, port.octets_at or read_at),
-        ("out_bps", port.out_octets, max_bytes, 8.0, port.octets_at or read_at),
-        *((name, value, None, 1.0, port.counters_at or read_at) for name, value in port.counters.items()),
+    kept = previous.counters if previous is not None else {}
+    octets_at, counters_at = port.octets_at or read_at, port.counters_at or read_at
+    prefix, rebooted = port.name + "\t", result.rebooted
+    # (field, value, most bytes/s, scale, when read): octets become bit/s and are checked against the line rate
+    counters = [
+        ("in_bps", port.in_octets, max_bytes, 8.0, octets_at),
+        ("out_bps", port.out_octets, max_bytes, 8.0, octets_at),
     ]
-    for name, value, limit, scale, at in counters:
-        if value.kind not in ("counter32", "counter64"):
+    counters += [(name, value, None, 1.0, counters_at) for name, value in port.counters.items()]
+    for name, (kind, value), limit, scale, at in counters:
+        if kind == "counter64":
+            reading = Reading(value, 64, at)
+        elif kind == "counter32":
+            reading = Reading(value, 32, at)
+        else:
             continue
-        key = f"{port.name}\t{name}"
-        reading = Reading(int(value.value), 64 if value.kind == "counter64" else 32, at)
-        state.counters[key] = (reading.value, reading.bits, reading.at)
-        rate = counter_rate(
-            previous.reading(key) if previous else None,
-            reading,
-            max_per_second=limit,
-            rebooted=result.rebooted,
-            tolerance=tolerance,
-        )
+        key = prefix + name
+        state.counters[key] = reading
+        rate = counter_rate(kept.get(key), reading, max_per_second=limit, rebooted=rebooted, tolerance=tolerance)
         if rate.per_second is None:
             result.gaps[f"{port.name} {name}"] = rate.reason
         else:

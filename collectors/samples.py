@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from collectors.counters import Reading
 
 
-@dataclass(frozen=True)
-class Sample:
-    """One point: measurement, identifying tags, numeric fields, time in epoch seconds."""
+class Sample(NamedTuple):
+    """One point: measurement, identifying tags, numeric fields, time in epoch seconds (a cheap immutable record)."""
 
     measurement: str
     tags: dict[str, str]
@@ -24,12 +24,11 @@ class CounterState:
 
     uptime_ticks: int | None = None
     taken_at: float | None = None
-    counters: dict[str, tuple[int, int, float]] = field(default_factory=dict)
+    counters: dict[str, Reading] = field(default_factory=dict)
 
     def reading(self, key: str) -> Reading | None:
         """The counter kept under `key`, as a Reading for rate maths (None when it was not read last time)."""
-        kept = self.counters.get(key)
-        return Reading(*kept) if kept is not None else None
+        return self.counters.get(key)
 
     def to_json(self) -> str:
         return json.dumps(
@@ -44,7 +43,7 @@ class CounterState:
             return None
         try:
             raw = json.loads(text)
-            counters = {str(k): (int(v[0]), int(v[1]), float(v[2])) for k, v in raw["counters"].items()}
+            counters = {str(k): Reading(int(v[0]), int(v[1]), float(v[2])) for k, v in raw["counters"].items()}
             uptime = raw.get("uptime_ticks")
             taken = raw.get("taken_at")
             return cls(

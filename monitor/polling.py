@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from collectors.batch import BatchJob, BatchOutcome, poll_many
 from collectors.flusher import LineFlusher
+from collectors.influx import WriteResult
 from collectors.lineprotocol import format_samples
 from monitor import aio, inventory, locks, services
 from monitor.models import Device
@@ -26,6 +27,11 @@ log = logging.getLogger(__name__)
 TICK_KEY = "monitor:tick:{device}:{tick}"
 RUNNING_KEY = "monitor:running:{device}"
 SKIPPED_TICK = "skipped: tick already polled"
+SAID = {
+    WriteResult.WRITTEN: "ok",
+    WriteResult.SPOOLED: "ok: samples spooled, InfluxDB unavailable",
+    WriteResult.LOST: "ok: samples lost, InfluxDB unavailable and the spool full or not writable",
+}
 
 
 def run_poll(device_id: int, tick: int | None = None) -> str:
@@ -126,14 +132,13 @@ def _poll_and_record(devices: list[Device], tick: int | None) -> dict[int, str]:
         if outcome.discovery is not None:
             record_discovery(device, outcome.discovery)
     inventory.refresh_many(services.redis_client(), [(d, o.profile, o.result.ports, o.result.samples) for d, o in good])
-    record_successes([(d, o.result, flusher.written.get(o.key, False)) for d, o in good])
+    record_successes([(d, o.result, flusher.written.get(o.key, WriteResult.LOST)) for d, o in good])
     failed = [(by_key[o.key], o.error) for o in results if o.result is None]
     record_failures(failed)
     _announce([PollEvent(d, o.result.samples, "") for d, o in good] + [PollEvent(d, [], e) for d, e in failed])
     outcomes = {int(o.key): f"failed: {o.error}" for o in results if o.result is None}
     for device, outcome in good:
-        spooled = not flusher.written.get(outcome.key, False)
-        outcomes[device.pk] = "ok: samples spooled, InfluxDB unavailable" if spooled else "ok"
+        outcomes[device.pk] = SAID[flusher.written.get(outcome.key, WriteResult.LOST)]
     return outcomes
 
 
