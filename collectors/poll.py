@@ -101,11 +101,12 @@ def _port_sample(
         ("out_bps", port.out_octets, max_bytes, 8.0, octets_at),
     ]
     counters += [(name, value, None, 1.0, counters_at) for name, value in port.counters.items()]
-    for name, (kind, value), limit, scale, at in counters:
+    for name, value, limit, scale, at in counters:
+        kind = value.kind
         if kind == "counter64":
-            reading = Reading(value, 64, at)
+            reading = Reading(value.value, 64, at)
         elif kind == "counter32":
-            reading = Reading(value, 32, at)
+            reading = Reading(value.value, 32, at)
         else:
             continue
         key = prefix + name
