@@ -28,6 +28,7 @@ ERROR_NAMES = (
     "inconsistentName",
 )
 _UNSIGNED = {0x41: "counter32", 0x42: "gauge", 0x43: "timeticks", 0x46: "counter64"}
+_UNSIGNED_MAX = {0x41: 2**32 - 1, 0x42: 2**32 - 1, 0x43: 2**32 - 1, 0x46: 2**64 - 1}
 _oid_cache: dict[Oid, bytes] = {}
 
 
@@ -121,11 +122,14 @@ def decode_oid(raw: bytes) -> Oid:
 def _value(tag: int, raw: bytes) -> SnmpValue:
     kind = _UNSIGNED.get(tag)
     if kind is not None:
-        return SnmpValue(kind, int.from_bytes(raw, "big"))
+        return SnmpValue(kind, _unsigned(tag, raw))
     if tag == 0x04 or tag == 0x44:
         return SnmpValue("octets", raw)
     if tag == 0x02:
-        return SnmpValue("int", int.from_bytes(raw, "big", signed=True))
+        number = int.from_bytes(raw, "big", signed=True)
+        if not -(2**31) <= number < 2**31:
+            raise BerError("INTEGER out of the Integer32 range")
+        return SnmpValue("int", number)
     if tag == 0x82:
         return END_OF_MIB
     if tag == 0x06:
@@ -135,20 +139,45 @@ def _value(tag: int, raw: bytes) -> SnmpValue:
     return MISSING  # NULL, noSuchObject, noSuchInstance and anything unknown
 
 
-def request_id_of(data: bytes) -> int:
-    """The request id of a response, read without decoding the varbinds (raises BerError)."""
+def _unsigned(tag: int, raw: bytes) -> int:
+    """An unsigned value (read as unsigned even without its leading zero byte, as net-snmp does), range-checked."""
+    number = int.from_bytes(raw, "big")
+    if number > _UNSIGNED_MAX[tag]:
+        raise BerError(f"{_UNSIGNED[tag]} value out of range")
+    return number
+
+
+def message_version(data: bytes) -> int:
+    """The version field of any SNMP message (0: v1, 1: v2c, 3: v3); raises BerError when malformed."""
     tag, pos, end = _header(data, 0, len(data))
     if tag != 0x30:
         raise BerError("not a SEQUENCE")
-    for _ in range(2):  # version, community
-        _, _, pos = _header(data, pos, end)
+    tag, start, stop = _header(data, pos, end)
+    if tag != 0x02 or not 0 < stop - start <= 4:
+        raise BerError("bad version")
+    return int.from_bytes(data[start:stop], "big", signed=True)
+
+
+def response_header(data: bytes) -> tuple[int, bytes, int]:
+    """(version, community, request id) of a response, read without decoding the varbinds (raises BerError)."""
+    tag, pos, end = _header(data, 0, len(data))
+    if tag != 0x30:
+        raise BerError("not a SEQUENCE")
+    tag, start, pos = _header(data, pos, end)
+    if tag != 0x02:
+        raise BerError("bad version")
+    version = int.from_bytes(data[start:pos], "big", signed=True)
+    tag, start, pos = _header(data, pos, end)
+    if tag != 0x04:
+        raise BerError("bad community")
+    community = data[start:pos]
     tag, pos, end = _header(data, pos, end)
     if tag != RESPONSE:
         raise BerError("not a Response-PDU")
     tag, start, stop = _header(data, pos, end)
     if tag != 0x02:
         raise BerError("bad request id")
-    return int.from_bytes(data[start:stop], "big", signed=True)
+    return version, community, int.from_bytes(data[start:stop], "big", signed=True)
 
 
 def decode_response(data: bytes) -> tuple[int, int, int, list[tuple[Oid, SnmpValue]]]:
@@ -184,7 +213,7 @@ def _varbinds(data: bytes, pos: int, end: int) -> list[tuple[Oid, SnmpValue]]:
     """The varbind list: short-form lengths decoded inline, OIDs and non-counter values cached across polls."""
     out = []
     append = out.append
-    oids, values, counters = _oids, _values, _COUNTERS
+    oids, values, counters, limits = _oids, _values, _COUNTERS, _UNSIGNED_MAX
     while pos < end:
         size, olen = data[pos + 1], data[pos + 3]
         if data[pos] != 0x30 or data[pos + 2] != 0x06 or size & 0x80 or olen & 0x80:
@@ -217,7 +246,9 @@ def _varbinds(data: bytes, pos: int, end: int) -> list[tuple[Oid, SnmpValue]]:
             value = _new(SnmpValue)
             fields = value.__dict__
             fields["kind"] = kind
-            fields["value"] = int.from_bytes(raw, "big")
+            fields["value"] = number = int.from_bytes(raw, "big")
+            if number > limits[vtag]:
+                raise BerError(f"{kind} value out of range")
         else:
             key = (vtag, raw)
             value = values.get(key)

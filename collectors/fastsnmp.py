@@ -19,9 +19,10 @@ from collectors.ber import (
     BerError,
     decode_response,
     encode_request,
-    request_id_of,
+    response_header,
 )
 from collectors.snmptypes import (
+    MALFORMED_TEXT,
     MISSING,
     ColumnWalk,
     Oid,
@@ -34,7 +35,6 @@ from collectors.snmptypes import (
 )
 
 TIMEOUT_TEXT = "no SNMP response before the timeout (wrong community, host down or filtered)"
-MALFORMED_TEXT = "malformed SNMP response from the agent"
 RECEIVE_BUFFER = 4 * 1024 * 1024
 _ids = itertools.count(random.randrange(1, 2**30))
 
@@ -42,12 +42,13 @@ _ids = itertools.count(random.randrange(1, 2**30))
 class _Pending:
     """One request in flight: its future, where it went, and its retry timer."""
 
-    __slots__ = ("addr", "dispatcher", "future", "message", "timeout", "timer", "tries_left")
+    __slots__ = ("addr", "dispatcher", "expect", "future", "message", "timeout", "timer", "tries_left")
 
-    def __init__(self, dispatcher: _Dispatcher, addr: tuple, message: bytes, tries: int, timeout: float):
+    def __init__(self, dispatcher: _Dispatcher, addr: tuple, message: bytes, tries: int, timeout: float, expect: tuple):
         self.dispatcher = dispatcher
         self.future: asyncio.Future[bytes] = dispatcher.loop.create_future()
         self.addr, self.message, self.tries_left, self.timeout = addr, message, tries, timeout
+        self.expect = expect  # (version, community) the answer must carry
         self.timer: asyncio.TimerHandle | None = None
 
     def send(self) -> None:
@@ -79,14 +80,17 @@ class _Dispatcher(asyncio.DatagramProtocol):
 
     def datagram_received(self, data: bytes, addr: tuple) -> None:
         try:
-            entry = self.pending.get(request_id_of(data))
+            version, community, request_id = response_header(data)
         except BerError:
             for entry in list(self.pending.values()):  # cannot tell which request: fail those sent to this agent
                 if entry.addr[:2] == addr[:2] and not entry.future.done():
                     entry.future.set_exception(SnmpError(MALFORMED_TEXT))
             return
-        if entry is not None and entry.addr[:2] == addr[:2] and not entry.future.done():
-            entry.future.set_result(data)  # a wrong request id or a stranger's packet is ignored
+        entry = self.pending.get(request_id)
+        if entry is None or entry.addr[:2] != addr[:2] or entry.future.done():
+            return  # a wrong request id or a stranger's packet is ignored
+        if entry.expect == (version, community):  # another version or community is ignored too (as pysnmp does)
+            entry.future.set_result(data)
 
     def error_received(self, exc: Exception) -> None:
         """ICMP errors on an unconnected socket cannot be attributed: the retry timer handles them."""
@@ -149,7 +153,9 @@ class FastSession:
         dispatcher = await _dispatcher(self._family)
         request_id = next(_ids) & 0x7FFFFFFF
         message = encode_request(self._version, self._community, pdu, request_id, a, b, oids)
-        entry = _Pending(dispatcher, addr, message, self.target.retries + 1, self.target.timeout)
+        entry = _Pending(
+            dispatcher, addr, message, self.target.retries + 1, self.target.timeout, (self._version, self._community)
+        )
         dispatcher.pending[request_id] = entry
         self.requests += 1
         try:

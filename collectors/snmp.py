@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import logging
+import re
+import time
 from typing import Any
 
 from pyasn1.type import univ
@@ -22,7 +25,9 @@ from pysnmp.hlapi.v3arch.asyncio import (
 from pysnmp.hlapi.v3arch.asyncio import auth as _auth
 from pysnmp.proto import rfc1902, rfc1905
 
+from collectors.ber import BerError, decode_response, message_version
 from collectors.snmptypes import (
+    MALFORMED_TEXT,
     MISSING,
     ColumnWalk,
     Oid,
@@ -33,6 +38,8 @@ from collectors.snmptypes import (
     format_oid,
     parse_oid,
 )
+
+log = logging.getLogger(__name__)
 
 AUTH_PROTOCOLS = {
     "MD5": _auth.usmHMACMD5AuthProtocol,
@@ -63,8 +70,8 @@ _INDICATIONS = {
 
 def decode(value: Any) -> SnmpValue:
     """Turn a pysnmp value into an SnmpValue; unknown or exceptional values become missing."""
-    if isinstance(value, (rfc1905.NoSuchObject, rfc1905.NoSuchInstance, rfc1905.EndOfMibView)):
-        return MISSING
+    if isinstance(value, (rfc1905.NoSuchObject, rfc1905.NoSuchInstance, rfc1905.EndOfMibView, univ.Null)):
+        return MISSING  # (Null before OctetString: pyasn1's Null is a kind of OctetString)
     if isinstance(value, rfc1902.Counter64):
         return SnmpValue("counter64", int(value))
     if isinstance(value, rfc1902.Counter32):
@@ -100,6 +107,7 @@ class SnmpSession:
         engine = getattr(loop, "_monitor_snmp_engine", None)
         if engine is None:
             engine = SnmpEngine()
+            _guard_receive(engine)
             loop._monitor_snmp_engine = engine  # type: ignore[attr-defined]
         return engine
 
@@ -113,20 +121,25 @@ class SnmpSession:
                     retries=self.target.retries,
                 )
             except Exception as exc:  # pysnmp wraps resolver failures in its own error type
-                raise SnmpError(f"cannot resolve host {self.target.host!r}: {_first_line(exc)}") from None
+                raise SnmpError(f"cannot resolve host {self.target.host[:100]!r}: {_resolver_reason(exc)}") from None
         return self._transport
 
     async def _request(self, command: Any, *args: Any, oids: list[Oid]) -> list[tuple[Oid, Any]]:
         transport = await self._transport_target()
         self.requests += 1
         objects = [ObjectType(ObjectIdentity(oid)) for oid in oids]
+        engine = self._engine()
+        sent_at = time.monotonic()
         indication, status, index, varbinds = await command(
-            self._engine(), self._auth, transport, ContextData(), *args, *objects, lookupMib=False
+            engine, self._auth, transport, ContextData(), *args, *objects, lookupMib=False
         )
         if indication:
             name = type(indication).__name__ if not isinstance(indication, str) else indication
             text = _INDICATIONS.get(name) or _INDICATIONS.get(str(indication)) or str(indication)
             if "timeout" in text.lower() or "RequestTimedOut" in name:
+                address = tuple(getattr(transport, "transport_address", ()))[:2]
+                if engine._monitor_malformed.get(address, -1.0) >= sent_at:  # type: ignore[attr-defined]
+                    raise SnmpError(MALFORMED_TEXT)  # it answered, but nothing it sent could be read
                 if self.target.version == "3":  # agents drop messages with a wrong key without a word
                     text = "no SNMP response before the timeout (wrong SNMPv3 keys or protocols, host down or filtered)"
                 raise SnmpTimeout(text)
@@ -174,6 +187,36 @@ class SnmpSession:
         return walk.result()
 
 
+def _guard_receive(engine: SnmpEngine) -> None:
+    """Drop malformed v1/v2c datagrams before pysnmp sees them, and never let a reply raise into the loop.
+
+    pysnmp raises from its datagram callback on some garbage (pyasn1 TypeErrors), which asyncio logs as an
+    unhandled exception, and it drops other malformed replies silently, so the request ends in a timeout
+    that blames the community. The time of the last malformed datagram per agent address is kept, so
+    such a timeout is reported as the malformed reply it was.
+    """
+    dispatcher = engine.message_dispatcher
+    receive = dispatcher.receive_message
+    malformed: dict[tuple, float] = {}
+    engine._monitor_malformed = malformed  # type: ignore[attr-defined]
+
+    def receive_message(snmp_engine: Any, domain: Any, address: Any, message: bytes) -> Any:
+        sender = tuple(address)[:2]
+        try:
+            if message_version(bytes(message)) != 3:  # SNMPv3 has its own layout, left to pysnmp
+                decode_response(bytes(message))
+            return receive(snmp_engine, domain, address, message)
+        except Exception as exc:  # BerError, or whatever pysnmp raises on a reply it cannot parse
+            if len(malformed) > 10_000:
+                malformed.clear()
+            malformed[sender] = time.monotonic()
+            reason = str(exc) if isinstance(exc, BerError) else type(exc).__name__
+            log.debug("dropped a malformed SNMP datagram from %s (%s)", sender[0], reason)
+            return b""
+
+    dispatcher.receive_message = receive_message
+
+
 class _StatusError(Exception):
     def __init__(self, status: str, position: int, message: str):
         super().__init__(message)
@@ -196,6 +239,11 @@ def _auth_data(target: SnmpTarget) -> Any:
     return UsmUserData(target.v3_user, **kwargs)  # noqa: S509 (the security level is the user's choice)
 
 
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__
+def _resolver_reason(exc: BaseException) -> str:
+    """The resolver's own words ("Name or service not known"), not pysnmp's wrapping of them."""
+    text = str(exc).strip()
+    found = re.search(r"\[Errno [-\d]+\] (.+?)(?: caused by|$)", text, re.M)
+    if found:
+        return found.group(1).strip()
+    lines = text.splitlines()
+    return lines[0][:200] if lines else type(exc).__name__

@@ -9,6 +9,9 @@ from typing import Any
 Oid = tuple[int, ...]
 
 
+MALFORMED_TEXT = "malformed SNMP response from the agent"
+
+
 class SnmpError(Exception):
     """The agent could not be read; the message is safe to show (no secrets)."""
 
@@ -78,8 +81,9 @@ class ColumnWalk:
     """The bookkeeping of walking table columns side by side, shared by every engine.
 
     An engine asks for `asked()`, hands each response to `absorb()`, and stops when `active` is empty.
-    A walk ends a column at endOfMibView or when the agent leaves its subtree, and fails on OIDs out of
-    order (a looping table) or more than `max_rows` rows.
+    A walk ends a column at endOfMibView, when the agent leaves its subtree or answers the asked OID itself
+    with an exception (noSuchObject, noSuchInstance), and fails on OIDs out of order (a looping table) or
+    more than `max_rows` rows.
     """
 
     def __init__(self, columns: list[str], max_rows: int):
@@ -106,6 +110,9 @@ class ColumnWalk:
                 finished.add(column)
                 continue
             if oid <= self.current[column]:
+                if value.missing and oid == self.current[column]:  # noSuchObject/noSuchInstance: column ended
+                    finished.add(column)
+                    continue
                 raise SnmpError(f"agent returned OIDs out of order in {format_oid(root)} (looping table)")
             self.current[column] = oid
             table = self.tables[column]

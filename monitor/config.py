@@ -1,46 +1,69 @@
-"""Read settings from the environment, with `NAME_FILE` variants for secrets."""
+"""Read settings from the environment, with `NAME_FILE` variants for secrets.
+
+A setting that is present but unusable stops the process with one line naming the variable
+(`ConfigError` is a SystemExit: `manage.py check`, a worker or the web server exits with status 1 and
+that line, never a traceback). A value read from a `_FILE` is never repeated in the message: such
+files hold secrets.
+"""
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 
+INT_CEILING = 2**31 - 1  # no count or duration here needs more; beyond it expiries and timers overflow
 
-class ConfigError(RuntimeError):
-    """A setting is present but unusable."""
+
+class ConfigError(SystemExit):
+    """A setting is present but unusable; the message names it and is the process's last word."""
+
+    def __init__(self, message: str):
+        super().__init__(f"configuration error: {message}")
+
+
+def _read(name: str) -> tuple[str, bool]:
+    """(raw value, whether it came from NAME_FILE); an unreadable file is a ConfigError."""
+    file_name = os.environ.get(f"{name}_FILE")
+    if file_name:
+        try:
+            return Path(file_name).read_text(encoding="utf-8").strip(), True
+        except OSError as exc:
+            raise ConfigError(f"{name}_FILE={file_name!r} cannot be read: {exc.strerror or exc}") from None
+        except UnicodeDecodeError:
+            raise ConfigError(f"{name}_FILE={file_name!r} is not UTF-8 text") from None
+    return os.environ.get(name, ""), False
+
+
+def _shown(name: str, raw: str, from_file: bool) -> str:
+    """How a bad value is named in a message: NAME='value', or only where it came from when it is a file's."""
+    return f"{name} (from {name}_FILE)" if from_file else f"{name}={raw[:60]!r}"
 
 
 def env(name: str, default: str = "") -> str:
     """Return NAME, or the stripped contents of the file named by NAME_FILE, or the default."""
-    file_name = os.environ.get(f"{name}_FILE")
-    if file_name:
-        try:
-            return Path(file_name).read_text(encoding="utf-8").strip()
-        except OSError as exc:
-            raise ConfigError(f"{name}_FILE={file_name!r} cannot be read: {exc.strerror}") from None
-    value = os.environ.get(name, "")
+    value, _ = _read(name)
     return value if value != "" else default
 
 
-def env_float(name: str, default: float, minimum: float | None = None) -> float:
-    """Return a finite float setting, checked against a lower bound."""
-    raw = env(name, "")
+def env_float(name: str, default: float, minimum: float | None = None, maximum: float | None = None) -> float:
+    """Return a finite float setting, checked against its bounds."""
+    raw, from_file = _read(name)
     if not raw:
         return default
     try:
         value = float(raw)
     except ValueError:
-        raise ConfigError(f"{name}={raw!r} is not a number") from None
-    if value != value or value in (float("inf"), float("-inf")):
-        raise ConfigError(f"{name}={raw!r} is not a finite number")
-    if minimum is not None and value < minimum:
-        raise ConfigError(f"{name}={value} is below the minimum of {minimum}")
+        raise ConfigError(f"{_shown(name, raw, from_file)} is not a number") from None
+    if not math.isfinite(value):
+        raise ConfigError(f"{_shown(name, raw, from_file)} is not a finite number")
+    _check_bounds(name, value, minimum, maximum)
     return value
 
 
 def env_bool(name: str, default: bool = False) -> bool:
     """Return a boolean setting; accepts 1/0, true/false, yes/no, on/off."""
-    raw = env(name, "")
+    raw, from_file = _read(name)
     if not raw:
         return default
     value = raw.strip().lower()
@@ -48,21 +71,27 @@ def env_bool(name: str, default: bool = False) -> bool:
         return True
     if value in {"0", "false", "no", "off"}:
         return False
-    raise ConfigError(f"{name}={raw!r} is not a boolean (use true or false)")
+    raise ConfigError(f"{_shown(name, raw, from_file)} is not a boolean (use true or false)")
 
 
-def env_int(name: str, default: int, minimum: int | None = None) -> int:
-    """Return an integer setting, checked against a lower bound."""
-    raw = env(name, "")
+def env_int(name: str, default: int, minimum: int | None = None, maximum: int | None = INT_CEILING) -> int:
+    """Return an integer setting, checked against its bounds (at most INT_CEILING unless told otherwise)."""
+    raw, from_file = _read(name)
     if not raw:
         return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ConfigError(f"{name}={raw!r} is not an integer") from None
+    text = raw.strip()
+    if not (text.isascii() and text.lstrip("+-").isdigit()) or len(text) > 30:
+        raise ConfigError(f"{_shown(name, raw, from_file)} is not an integer")
+    value = int(text)
+    _check_bounds(name, value, minimum, maximum)
+    return value
+
+
+def _check_bounds(name: str, value: float, minimum: float | None, maximum: float | None) -> None:
     if minimum is not None and value < minimum:
         raise ConfigError(f"{name}={value} is below the minimum of {minimum}")
-    return value
+    if maximum is not None and value > maximum:
+        raise ConfigError(f"{name}={value} is above the maximum of {maximum}")
 
 
 def env_list(name: str, default: str) -> list[str]:
@@ -76,13 +105,18 @@ def secret_from_var(name: str, var_dir: Path, file_name: str) -> str:
     if value:
         return value
     path = var_dir / file_name
-    if path.exists():
-        return path.read_text(encoding="utf-8").strip()
-    import secrets
+    try:
+        if path.exists():
+            return path.read_text(encoding="utf-8").strip()
+        import secrets
 
-    var_dir.mkdir(parents=True, exist_ok=True)
-    value = secrets.token_urlsafe(48)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(value)
+        var_dir.mkdir(parents=True, exist_ok=True)
+        value = secrets.token_urlsafe(48)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(value)
+    except OSError as exc:
+        raise ConfigError(f"{name} is not set and {str(path)!r} cannot be used: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{name} is not set and {str(path)!r} is not UTF-8 text") from None
     return value

@@ -44,7 +44,10 @@ def parse_instant(text: str, now: datetime, name: str) -> datetime:
     if match:
         if match.group(1) is None:
             return now
-        return now - timedelta(seconds=int(match.group(1)) * UNITS[match.group(2)])
+        try:
+            return now - timedelta(seconds=int(match.group(1)) * UNITS[match.group(2)])
+        except OverflowError:  # now-999999y: before the year 1
+            raise RangeError(f"{name}={text[:40]!r} is too far in the past") from None
     try:
         if re.fullmatch(r"\d{9,11}(\.\d+)?", text):
             value = datetime.fromtimestamp(float(text), timezone.utc)

@@ -1,19 +1,20 @@
-"""Both SNMP engines against snmpsim, and the fast engine against a fake agent on loopback that sends crafted bytes."""
+"""Both SNMP engines against snmpsim, and the fast engine against a fake agent (tests/snmpfake.py) with crafted bytes.
+
+Garbage, truncated, oversized and looping replies against both engines are in tests/test_bad_snmp.py.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import socket
-import threading
 import time
-from collections.abc import Callable
 
 import pytest
-from pyasn1.codec.ber import decoder, encoder
 from pysnmp.proto import api
 
 from collectors.sessions import open_session
 from collectors.snmptypes import SnmpError, SnmpTarget, SnmpTimeout, SnmpValue
+from tests.snmpfake import FakeAgent, asked_oids, reply
 
 SYS_UPTIME, SYS_NAME, ABSENT = "1.3.6.1.2.1.1.3.0", "1.3.6.1.2.1.1.5.0", "1.3.6.1.2.1.1.77.0"
 IF_NAME, IF_HC_IN, IF_IN = "1.3.6.1.2.1.31.1.1.1.1", "1.3.6.1.2.1.31.1.1.1.6", "1.3.6.1.2.1.2.2.1.10"
@@ -75,39 +76,6 @@ def test_wrong_community_times_out_without_showing_it(agent, engine):
     assert "s3cret" not in str(caught.value) and "timeout" in str(caught.value)
 
 
-class FakeAgent:
-    """A UDP socket on loopback; `handler(request, raw)` returns the datagrams to send back."""
-
-    def __init__(self, handler: Callable[[api.v2c.Message, bytes], list[bytes]]):
-        self.handler = handler
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.settimeout(0.1)
-        self.port = self.sock.getsockname()[1]
-        self.received: list[api.v2c.Message] = []
-        self._stop = False
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
-
-    def _serve(self) -> None:
-        while not self._stop:
-            try:
-                raw, addr = self.sock.recvfrom(65535)
-            except TimeoutError:
-                continue
-            version = int(api.decodeMessageVersion(raw))
-            module = api.PROTOCOL_MODULES[version]
-            message, _ = decoder.decode(raw, asn1Spec=module.Message())
-            self.received.append(message)
-            for datagram in self.handler(message, raw):
-                self.sock.sendto(datagram, addr)
-
-    def close(self) -> None:
-        self._stop = True
-        self._thread.join(2)
-        self.sock.close()
-
-
 @pytest.fixture
 def fake():
     agents: list[FakeAgent] = []
@@ -121,27 +89,6 @@ def fake():
         agent.close()
 
 
-def reply(request, varbinds, status: int = 0, index: int = 0, request_id: int | None = None) -> bytes:
-    """A Response-PDU built with pysnmp's own encoder (independent of collectors/ber.py)."""
-    version = int(request.getComponentByPosition(0))
-    module = api.PROTOCOL_MODULES[version]
-    asked = module.apiMessage.get_pdu(request)
-    pdu = module.apiPDU.get_response(asked)
-    if request_id is not None:
-        module.apiPDU.set_request_id(pdu, request_id)
-    module.apiPDU.set_error_status(pdu, status)
-    module.apiPDU.set_error_index(pdu, index)
-    module.apiPDU.set_varbinds(pdu, varbinds)
-    message = module.apiMessage.get_response(request)
-    module.apiMessage.set_pdu(message, pdu)
-    return encoder.encode(message)
-
-
-def asked_oids(request) -> list[tuple[int, ...]]:
-    module = api.PROTOCOL_MODULES[int(request.getComponentByPosition(0))]
-    return [tuple(oid) for oid, _ in module.apiPDU.get_varbinds(module.apiMessage.get_pdu(request))]
-
-
 def fast(port: int, **extra) -> object:
     return open_session(target(port, community="public", **{"timeout": 0.3, **extra}), "fast")
 
@@ -152,19 +99,6 @@ def test_requests_are_well_formed_getbulk(fake):
     pdu = api.v2c.apiMessage.get_pdu(agent.received[0])
     assert str(api.v2c.apiMessage.get_community(agent.received[0])) == "public"
     assert api.v2c.apiBulkPDU.get_max_repetitions(pdu) == 7 and asked_oids(agent.received[0]) == [COLUMN]
-
-
-@pytest.mark.parametrize("datagram", [b"", b"\x30", b"\x30\x82\xff\xff\x02\x01", b"garbage!", b"\x30\x03\x02\x01\x01"])
-def test_malformed_packets_are_errors_not_crashes(fake, datagram):
-    agent = fake(lambda req, raw: [datagram])
-    with pytest.raises(SnmpError, match="malformed"):
-        run(fast(agent.port).get([SYS_UPTIME]))
-
-
-def test_truncated_varbinds_are_an_error(fake):
-    agent = fake(lambda req, raw: [reply(req, [((*COLUMN, 1), api.v2c.Counter64(5))])[:-3]])
-    with pytest.raises(SnmpError, match="malformed"):
-        run(fast(agent.port).get([SYS_UPTIME]))
 
 
 def test_wrong_request_id_is_ignored(fake):
@@ -183,23 +117,6 @@ def test_silent_agent_times_out_after_every_retry(fake):
         run(fast(agent.port, timeout=0.2, retries=2).get([SYS_UPTIME]))
     assert 0.55 <= time.monotonic() - started < 1.5  # three tries of 0.2 s, not one and not forever
     assert len(agent.received) == 3
-
-
-def test_looping_table_is_an_error(fake):
-    agent = fake(lambda req, raw: [reply(req, [((*COLUMN, 1), api.v2c.Integer(1))] * 3)])
-    with pytest.raises(SnmpError, match="out of order"):
-        run(fast(agent.port).walk([".".join(map(str, COLUMN))]))
-
-
-def test_endless_table_stops_at_max_rows(fake):
-    def handler(req, raw):
-        last = asked_oids(req)[0]
-        start = last[len(COLUMN)] if len(last) > len(COLUMN) else 0
-        return [reply(req, [((*COLUMN, start + i), api.v2c.Counter32(i)) for i in range(1, 11)])]
-
-    agent = fake(handler)
-    with pytest.raises(SnmpError, match="more than 50 rows"):
-        run(fast(agent.port).walk([".".join(map(str, COLUMN))], max_rows=50))
 
 
 def test_value_types_and_no_such_object(fake):

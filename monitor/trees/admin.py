@@ -6,6 +6,7 @@ from django import forms
 from django.contrib import admin, messages
 
 from monitor.admin import DeviceAdmin
+from monitor.formfields import CHECKED_MANY_TO_MANY
 from monitor.trees.models import AggregateGraph, ApiToken, DashboardItem, Tree, TreeNode
 
 
@@ -21,6 +22,7 @@ class TreeNodeInline(admin.TabularInline):
 class TreeAdmin(admin.ModelAdmin):
     list_display = ("name", "position")
     filter_horizontal = ("read_groups", "read_users")
+    formfield_overrides = CHECKED_MANY_TO_MANY
     inlines = [TreeNodeInline]
 
 
@@ -61,10 +63,32 @@ class DevicePlacementInline(admin.TabularInline):
 DeviceAdmin.inlines = [*DeviceAdmin.inlines, DevicePlacementInline]
 
 
+class AggregateGraphForm(forms.ModelForm):
+    """An aggregate sums graphs of one template: a member of another template is refused by name."""
+
+    class Meta:
+        model = AggregateGraph
+        fields = ("title", "template", "members")
+
+    def clean(self) -> dict:
+        data = super().clean()
+        template, members = data.get("template"), data.get("members")
+        if template and members:
+            others = [g for g in members if g.template != template]
+            if others:
+                names = ", ".join(f"{g.title} ({g.template})" for g in others[:5])
+                self.add_error(
+                    "members", f"Every member must be a {template!r} graph, like the aggregate; not: {names}"
+                )
+        return data
+
+
 @admin.register(AggregateGraph)
 class AggregateGraphAdmin(admin.ModelAdmin):
+    form = AggregateGraphForm
     list_display = ("title", "template")
     filter_horizontal = ("members",)
+    formfield_overrides = CHECKED_MANY_TO_MANY
 
 
 @admin.register(DashboardItem)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import sys
 
 from django.core.management.base import BaseCommand, CommandError
@@ -15,15 +16,25 @@ from monitor.profiles import registry
 
 AUTH = ["MD5", "SHA", "SHA224", "SHA256", "SHA384", "SHA512"]
 PRIV = ["DES", "AES128", "AES192", "AES256"]
+# The same bounds as a device in the admin (monitor/models.py), and a pause between polls of at most an hour.
+LIMITS = (("--timeout", 0.1, 60), ("--retries", 0, 10), ("--max-repetitions", 1, 100), ("--interval", 0, 3600))
 
 
 class Command(BaseCommand):
     help = "Identify a device, match its profile, list its ports and read every metric once (rates: polls twice)."
 
+    def run_from_argv(self, argv: list[str]) -> None:
+        """`--version` means the SNMP version here, as people type it (Django's would print its own and exit 0)."""
+        argv = [
+            "--snmp-version" + arg[len("--version") :] if arg == "--version" or arg.startswith("--version=") else arg
+            for arg in argv
+        ]
+        super().run_from_argv(argv)
+
     def add_arguments(self, parser):
         parser.add_argument("host")
         parser.add_argument("--port", type=int, default=161)
-        parser.add_argument("--snmp-version", choices=["1", "2c", "3"], default=None)
+        parser.add_argument("--snmp-version", choices=["1", "2c", "3"], default=None, help="also --version")
         parser.add_argument("--community", default=None, help="v1/v2c community (default: public)")
         parser.add_argument("--v3-user", default="")
         parser.add_argument("--auth-protocol", choices=AUTH, default="")
@@ -49,10 +60,15 @@ class Command(BaseCommand):
             self._print(report)
 
     def _target(self, opts) -> SnmpTarget:
+        host = opts["host"].strip()
+        if not host or len(host) > 255 or not host.isprintable() or any(ch.isspace() for ch in host):
+            raise CommandError(f"host {opts['host'][:60]!r} is not a host name or an IP address")
         if not 1 <= opts["port"] <= 65535:
             raise CommandError("--port must be between 1 and 65535")
-        if opts["interval"] < 0 or opts["timeout"] <= 0:
-            raise CommandError("--interval must be >= 0 and --timeout > 0")
+        for name, low, high in LIMITS:
+            value = opts[name.lstrip("-").replace("-", "_")]
+            if not (math.isfinite(value) and low <= value <= high):
+                raise CommandError(f"{name} must be between {low:g} and {high:g}, not {value!r}")
         version = opts["snmp_version"] or ("3" if opts["v3_user"] else "2c")
         if version == "3":
             if not opts["v3_user"]:
@@ -65,7 +81,7 @@ class Command(BaseCommand):
             if opts["priv_protocol"] and not opts["auth_protocol"]:
                 raise CommandError("--priv-protocol needs --auth-protocol (authPriv)")
         return SnmpTarget(
-            host=opts["host"],
+            host=host,
             port=opts["port"],
             version=version,
             community=opts["community"] or "public",
