@@ -17,6 +17,7 @@ from django.db.models import CharField, Q, QuerySet
 from django.db.models.functions import Cast
 from django.http import HttpRequest
 
+from monitor.ids import parse_id
 from monitor.models import Device, Graph
 
 _CACHE = "_monitor_access"
@@ -79,16 +80,22 @@ class Access:
         return self.nodes().annotate(text=Cast("pk", CharField())).values("text")
 
     def can_read_device(self, device_id: int | None) -> bool:
+        """True for an existing device the user may read (an unknown id is as unreadable as a hidden one)."""
         if device_id is None:
             return False
-        return self.everything or self.devices().filter(pk=device_id).exists()
+        return self.devices().filter(pk=device_id).exists()
 
     def can_read_branch(self, branch: str) -> bool:
-        """True when a tree branch id (as alert rules and maintenance store it) is in a readable tree."""
-        text = str(branch or "").strip()
-        if not text.isdigit():
-            return False
-        return self.nodes().filter(pk=int(text)).exists()
+        """True when a tree branch (as alert rules and maintenance store it) is a header in a readable tree."""
+        return branch_header(self.nodes(), branch) is not None
+
+
+def branch_header(nodes: QuerySet, branch: str) -> int | None:
+    """The id of the tree header among `nodes` that a branch names (its id as text), else None."""
+    node_id = parse_id(str(branch or "").strip())
+    if node_id is None or not nodes.filter(pk=node_id, kind="header").exists():
+        return None
+    return node_id
 
 
 def access_for(request: HttpRequest) -> Access:

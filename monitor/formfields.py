@@ -6,15 +6,16 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.db import models
 
-INT64 = (-(2**63), 2**63 - 1)
+from monitor.ids import parse_id
 
 
 class CheckedModelMultipleChoiceField(forms.ModelMultipleChoiceField):
-    """A multiple choice of rows whose ids are range-checked first.
+    """A multiple choice of rows whose ids are checked with monitor.ids.parse_id first.
 
     Django looks the chosen ids up with `pk__in`, which SQLite (and PostgreSQL) refuse with an
     OverflowError or DataError for an integer beyond 64 bits: a 500 for a tampered form. Here such an
-    id is an invalid choice, shown next to the field like any other.
+    id (or any number that is not plain ASCII digits in range, '-1' or a fullwidth digit) is an invalid choice,
+    shown next to the field like any other; text that is no number at all gets Django's own message.
     """
 
     def _check_values(self, value):
@@ -23,15 +24,22 @@ class CheckedModelMultipleChoiceField(forms.ModelMultipleChoiceField):
         field = meta.pk if key == "pk" else meta.get_field(key)
         if isinstance(field, models.IntegerField):
             for item in value:
-                try:
-                    number = int(str(item))
-                except ValueError:
-                    continue  # not a number at all: Django's own check says so
-                if not INT64[0] <= number <= INT64[1]:
-                    raise ValidationError(
-                        self.error_messages["invalid_choice"], code="invalid_choice", params={"value": str(item)[:40]}
-                    )
+                text = str(item)
+                if parse_id(text) is not None or not _is_number(text):
+                    continue  # a valid id, or not a number at all: Django's own check says which
+                raise ValidationError(
+                    self.error_messages["invalid_choice"], code="invalid_choice", params={"value": text[:40]}
+                )
         return super()._check_values(value)
+
+
+def _is_number(text: str) -> bool:
+    """True for what int() reads (Django's lookup would turn it into a number)."""
+    try:
+        int(text)
+    except ValueError:
+        return False
+    return True
 
 
 # For ModelAdmin.formfield_overrides: every many-to-many field of the admin gets the checked field.

@@ -10,10 +10,11 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 
-from monitor.access import Access
+from monitor.access import Access, branch_header
 from monitor.alerts.models import Maintenance, Rule
 from monitor.alerts.rules import METRICS
 from monitor.alerts.scopes import branches_supported
+from monitor.formfields import CheckedModelMultipleChoiceField
 from monitor.models import Device
 
 
@@ -27,10 +28,17 @@ class VisibleChoices:
             self.fields["device"].queryset = self.access.devices()
 
     def clean_branch(self) -> str:
+        """A branch is the id of a tree header the user can read; it is kept as the header's id."""
         branch = self.cleaned_data.get("branch", "")
-        if branch and self.access is not None and not self.access.can_read_branch(branch):
+        if not branch or not branches_supported():
+            return branch  # clean() says when there are no trees to name a branch of
+        from monitor.trees.models import TreeNode
+
+        nodes = TreeNode.objects.all() if self.access is None else self.access.nodes()
+        node_id = branch_header(nodes, branch)
+        if node_id is None:
             raise ValidationError("No such tree branch in the trees you can see.")
-        return branch
+        return str(node_id)
 
 
 class RuleForm(VisibleChoices, forms.ModelForm):
@@ -58,6 +66,7 @@ class RuleForm(VisibleChoices, forms.ModelForm):
             "recipient_emails": forms.Textarea(attrs={"rows": 3}),
             "recipient_users": forms.CheckboxSelectMultiple,
         }
+        field_classes = {"recipient_users": CheckedModelMultipleChoiceField}
         error_messages = {
             "metric": {"invalid_choice": "Unknown metric %(value)s: choose one of the metrics in the list."},
         }

@@ -19,6 +19,7 @@ from monitor.access import Access, access_for
 from monitor.alerts import defaults, delivery
 from monitor.alerts.forms import MaintenanceForm, RuleForm
 from monitor.alerts.models import AlertState, Event, Maintenance, Rule
+from monitor.ids import parse_id
 
 
 def _visible_maintenance(access: Access):
@@ -73,10 +74,10 @@ def history(request: HttpRequest) -> HttpResponse:
     visible = access_for(request).devices()
     events = Event.objects.filter(device__in=visible).select_related("rule", "device")
     device = None
-    raw = request.GET.get("device", "")
-    if raw.isdigit():
-        device = visible.filter(pk=int(raw)).first()
-        events = events.filter(device_id=int(raw))
+    device_id = parse_id(request.GET.get("device"))
+    if device_id is not None:
+        device = visible.filter(pk=device_id).first()
+        events = events.filter(device_id=device_id)
     page = Paginator(events, 100).get_page(request.GET.get("page"))
     context = {"page": page, "device": device, "devices": visible}
     return render(request, "alerts/history.html", context)
@@ -90,8 +91,9 @@ def rule_edit(request: HttpRequest, rule_id: int | None = None) -> HttpResponse:
     access = access_for(request)
     rule = get_object_or_404(_visible_rules(access), pk=rule_id) if rule_id else None
     initial = {}
-    if rule is None and request.GET.get("device", "").isdigit():
-        initial = {"device": int(request.GET["device"]), "scope": Rule.Scope.DEVICE, "recipient_users": [request.user]}
+    device_id = parse_id(request.GET.get("device"))
+    if rule is None and device_id is not None:
+        initial = {"device": device_id, "scope": Rule.Scope.DEVICE, "recipient_users": [request.user]}
     form = RuleForm(request.POST or None, instance=rule, initial=initial, access=access)
     if request.method == "POST" and form.is_valid():
         saved = form.save()
@@ -105,8 +107,9 @@ def maintenance_new(request: HttpRequest) -> HttpResponse:
     if not request.user.has_perm("alerts.add_maintenance"):
         raise PermissionDenied("You may not schedule maintenance.")
     initial = {"starts_at": timezone.now()}
-    if request.GET.get("device", "").isdigit():
-        initial["device"] = int(request.GET["device"])
+    device_id = parse_id(request.GET.get("device"))
+    if device_id is not None:
+        initial["device"] = device_id
     form = MaintenanceForm(request.POST or None, initial=initial, access=access_for(request))
     if request.method == "POST" and form.is_valid():
         form.save()

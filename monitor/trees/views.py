@@ -9,6 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from monitor.access import access_for
+from monitor.ids import parse_id
 from monitor.models import Graph
 from monitor.trees.models import DashboardItem, TreeNode
 from monitor.viewhelpers import THUMBNAILS_ABOVE, aggregate_card, graph_cards, range_context
@@ -124,9 +125,10 @@ def pin(request: HttpRequest) -> HttpResponse:
     for key, visible in (("graph", access.graphs()), ("aggregate", access.aggregates())):
         raw = request.POST.get(key, "")
         if raw:
-            if not raw.isdigit() or not visible.filter(pk=int(raw)).exists():
+            object_id = parse_id(raw)
+            if object_id is None or not visible.filter(pk=object_id).exists():
                 return HttpResponseBadRequest(f"no such {key}", content_type="text/plain")
-            target[key + "_id"] = int(raw)
+            target[key + "_id"] = object_id
     if len(target) != 1:
         return HttpResponseBadRequest("send exactly one of graph or aggregate", content_type="text/plain")
     last = DashboardItem.objects.filter(user=request.user).aggregate(m=Max("position"))["m"] or 0
