@@ -74,14 +74,18 @@ def main() -> int:
             port, name = fleet.devices[0]
             target = SnmpTarget("127.0.0.1", port, community=name, timeout=5.0, retries=1, max_repetitions=25)
             save("s1", s1_varbind.run(target, telegraf_binary(), work))
-        if "s2" in wanted:
-            from bench import s2_fleet
-
-            save("s2", s2_fleet.run(fleet, sizes=sizes, engines=("fast", "pysnmp")))
-        if wanted & {"s4", "s5", "s6"}:
+        env = None
+        if wanted & {"s2", "s4", "s5", "s6"}:
             from bench import stack
 
             env = stack.configure(work / "django", redis_url, influx)
+        if "s2" in wanted:
+            from bench import s2_fleet
+
+            figures = s2_fleet.run(fleet, sizes=sizes, engines=("fast", "pysnmp"))
+            figures["product"] = s2_fleet.run_product(fleet, sizes=sizes)
+            save("s2", figures)
+        if env is not None and wanted & {"s4", "s5", "s6"}:
             if "s4" in wanted:
                 from bench import s4_freshness
 

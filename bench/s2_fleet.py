@@ -69,3 +69,47 @@ def run(fleet: Fleet, sizes: tuple[int, ...] = (10, 100, 1000), engines: tuple[s
                 "rounds": len(figures),
             }
     return result
+
+
+def run_product(fleet: Fleet, sizes: tuple[int, ...] = (10, 100, 1000), rounds_at_most: int = 3) -> dict:
+    """The product's own poll path in process: monitor.polling.run_polls on batches, as a worker runs them.
+
+    Django (SQLite), Redis and InfluxDB are real; each batch claims, locks, polls concurrently, writes,
+    records rows, syncs inventory when it changed and evaluates alerts. Needs bench.stack.configure first.
+    """
+    from django.conf import settings
+
+    from bench import stack
+    from monitor.polling import run_polls
+
+    batch = settings.MONITOR_POLL_BATCH
+    result: dict = {"batch": batch, "concurrency": settings.MONITOR_POLL_CONCURRENCY, "sizes": {}}
+    for size in sizes:
+        stack.clear_devices()
+        rows = stack.add_switches(
+            [("127.0.0.1", port, name) for port, name in fleet.devices[:size]], 60, timeout_s=10.0
+        )
+        ids = [row.pk for row in rows]
+        figures = []
+        measured = 1 if size >= 1000 else rounds_at_most
+        for n in range(measured + 2):  # discovery and first counters, then one round to settle, then measured
+            cpu0, wall0 = cpu_self(), time.perf_counter()
+            outcomes: dict[int, str] = {}
+            for start in range(0, len(ids), batch):
+                outcomes.update(run_polls(ids[start : start + batch]))
+            cpu, wall = cpu_self() - cpu0, time.perf_counter() - wall0
+            ok = sum(1 for text in outcomes.values() if text == "ok")
+            if n >= 2:
+                figures.append({"cpu_per_poll_ms": cpu / max(ok, 1) * 1e3, "wall_s": wall, "failed": size - ok})
+        cpu_ms = median([f["cpu_per_poll_ms"] for f in figures])
+        result["sizes"][f"product:{size}"] = {
+            "cpu_per_poll_ms": cpu_ms,
+            "switches_per_min_per_core": 60_000 / cpu_ms,
+            "wall_per_round_s": median([f["wall_s"] for f in figures]),
+            "switches_per_min_wall": size / median([f["wall_s"] for f in figures]) * 60,
+            "failed": max(f["failed"] for f in figures),
+            "rss_mb": rss_mb(os.getpid()),
+            "rounds": len(figures),
+        }
+    stack.clear_devices()
+    return result

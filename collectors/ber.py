@@ -205,7 +205,7 @@ def decode_response(data: bytes) -> tuple[int, int, int, list[tuple[Oid, SnmpVal
 
 _oids: dict[bytes, Oid] = {}
 _values: dict[tuple[int, bytes], SnmpValue] = {}
-_new = object.__new__
+_new = tuple.__new__  # SnmpValue is a NamedTuple: build it without the keyword-handling __new__
 _COUNTERS = {0x41: "counter32", 0x46: "counter64"}
 
 
@@ -243,10 +243,8 @@ def _varbinds(data: bytes, pos: int, end: int) -> list[tuple[Oid, SnmpValue]]:
         raw = data[vstart:vstop]
         kind = counters.get(vtag)
         if kind is not None:
-            value = _new(SnmpValue)
-            fields = value.__dict__
-            fields["kind"] = kind
-            fields["value"] = number = int.from_bytes(raw, "big")
+            number = int.from_bytes(raw, "big")
+            value = _new(SnmpValue, (kind, number))
             if number > limits[vtag]:
                 raise BerError(f"{kind} value out of range")
         else:

@@ -100,7 +100,7 @@ async def discover(
     profile = profiles.get(name)
     if profile is None or profile.interfaces:
         try:
-            result.ports = await read_ports(session)
+            result.ports, _ = await read_ports(session)
         except SnmpError as exc:
             result.errors.append(f"interfaces: {exc}")
     if profile is not None and profile.tables:

@@ -6,6 +6,7 @@ import re
 import time
 from dataclasses import dataclass, field
 
+from collectors.lineprotocol import tag_value
 from collectors.sessions import Session
 from collectors.snmptypes import MISSING, Oid, SnmpValue
 
@@ -58,61 +59,124 @@ class Port:
         return bool(PSEUDO_PORT.match(self.name))
 
 
-async def read_ports(session: Session, groups: tuple[str, ...] = (), max_rows: int = 10000) -> list[Port]:
-    """Walk ifXTable (and ifTable only where it is needed) and return the ports, names made unique."""
+@dataclass(frozen=True)
+class KnownPorts:
+    """Names, aliases and speeds as last read, kept between polls so that not every poll re-reads them.
+
+    Cacti's re-index rule, tightened: they are read again after a reboot, when the set of interfaces or any
+    link state changes (a renegotiated link may come back at another speed), and at least every
+    `STATIC_MAX_AGE_S` seconds (aliases edited on the switch show within that).
+    """
+
+    static: dict[int, tuple[str, str, int]]  # ifIndex -> (name, alias, speed in bit/s)
+    seen: dict[int, bool | None]  # ifIndex -> link up, for every interface with a status or 64-bit counter
+    read_at: float
+
+    def to_raw(self) -> dict:
+        return {"static": {str(i): list(v) for i, v in self.static.items()}, "seen": self.seen, "at": self.read_at}
+
+    @classmethod
+    def from_raw(cls, raw: object) -> KnownPorts | None:
+        """Stored form back; anything unreadable is no knowledge (the next poll reads everything)."""
+        try:
+            static = {int(i): (str(v[0]), str(v[1]), int(v[2])) for i, v in raw["static"].items()}  # type: ignore[index]
+            seen = {int(i): None if v is None else bool(v) for i, v in raw["seen"].items()}  # type: ignore[index]
+            return cls(static, seen, float(raw["at"]))  # type: ignore[index]
+        except (ValueError, KeyError, TypeError, IndexError, AttributeError):
+            return None
+
+
+STATIC_MAX_AGE_S = 300.0
+
+
+async def read_ports(
+    session: Session,
+    groups: tuple[str, ...] = (),
+    max_rows: int = 10000,
+    known: KnownPorts | None = None,
+    rebooted: bool = False,
+) -> tuple[list[Port], KnownPorts]:
+    """Walk the status and counter columns, and names, aliases and speeds when `known` cannot be reused."""
     v1 = session.target.version == "1"  # SNMPv1 cannot carry Counter64
     extra = {f: cols[1] if v1 or not cols[0] else cols[0] for g in groups for f, cols in COUNTER_GROUPS[g].items()}
     started = time.time()
-    table = await session.walk([IF_NAME, IF_ALIAS, IF_HIGH_SPEED, IF_OPER_STATUS, *extra.values()], max_rows=max_rows)
+    table = await session.walk([IF_OPER_STATUS, *extra.values()], max_rows=max_rows)
     counters_at = (started + time.time()) / 2
     started = time.time()
     if not v1:
         table.update(await session.walk([IF_HC_IN_OCTETS, IF_HC_OUT_OCTETS], max_rows=max_rows))
     octets_at = (started + time.time()) / 2
-    indexes = set(table[IF_NAME]) | set(table[IF_OPER_STATUS])
     hc_in = table.get(IF_HC_IN_OCTETS, {})
     hc_out = table.get(IF_HC_OUT_OCTETS, {})
+    status = table[IF_OPER_STATUS]
+    seen = {i[0]: _oper(status.get(i)) for i in set(status) | set(hc_in) if len(i) == 1}
 
     def has_hc(index: Oid) -> bool:
         return hc_in.get(index, MISSING).kind == "counter64" and hc_out.get(index, MISSING).kind == "counter64"
 
+    fresh = (
+        known is not None
+        and not rebooted
+        and 0 <= time.time() - known.read_at < STATIC_MAX_AGE_S
+        and known.seen == seen
+        and (seen.keys() <= known.static.keys())
+    )
     fallback: dict[str, dict[Oid, SnmpValue]] = {IF_DESCR: {}, IF_SPEED: {}, IF_IN_OCTETS: {}, IF_OUT_OCTETS: {}}
-    if not indexes or any(not has_hc(i) or not table[IF_NAME].get(i, MISSING).printable() for i in indexes):
+    if fresh and known is not None:
+        static, read_at = known.static, known.read_at
+        if any(not has_hc((i,)) for i in static):  # 32-bit counters: only the counters are needed again
+            started = time.time()
+            fallback.update(await session.walk([IF_IN_OCTETS, IF_OUT_OCTETS], max_rows=max_rows))
+            if not any(has_hc((i,)) for i in static):
+                octets_at = (started + time.time()) / 2
+    else:
+        static, fallback, octets_at = await _read_static(session, status, hc_in, has_hc, octets_at, max_rows)
+        read_at = time.time()
+    ports = [
+        Port(
+            if_index=index,
+            name=name,
+            alias=alias,
+            speed_bps=speed,
+            oper_up=seen.get(index),
+            hc_counters=has_hc((index,)),
+            in_octets=hc_in[(index,)] if has_hc((index,)) else fallback[IF_IN_OCTETS].get((index,), MISSING),
+            out_octets=hc_out[(index,)] if has_hc((index,)) else fallback[IF_OUT_OCTETS].get((index,), MISSING),
+            counters={f: table[column].get((index,), MISSING) for f, column in extra.items()},
+            octets_at=octets_at,
+            counters_at=counters_at,
+        )
+        for index, (name, alias, speed) in sorted(static.items())
+    ]
+    return ports, KnownPorts(static, seen, read_at)
+
+
+async def _read_static(session: Session, status: dict, hc_in: dict, has_hc, octets_at: float, max_rows: int):
+    """ifName, ifAlias, ifHighSpeed (and ifTable's descriptions, speeds and 32-bit counters where needed)."""
+    names = await session.walk([IF_NAME, IF_ALIAS, IF_HIGH_SPEED], max_rows=max_rows)
+    indexes = set(names[IF_NAME]) | set(status) | set(hc_in)
+    fallback: dict[str, dict[Oid, SnmpValue]] = {IF_DESCR: {}, IF_SPEED: {}, IF_IN_OCTETS: {}, IF_OUT_OCTETS: {}}
+    if not indexes or any(not has_hc(i) or not names[IF_NAME].get(i, MISSING).printable() for i in indexes):
         started = time.time()
         fallback = await session.walk(list(fallback), max_rows=max_rows)
         if not any(has_hc(i) for i in indexes):
             octets_at = (started + time.time()) / 2
         indexes |= set(fallback[IF_DESCR]) | set(fallback[IF_IN_OCTETS])
-
-    ports: list[Port] = []
-    seen: set[str] = set()
+    static: dict[int, tuple[str, str, int]] = {}
+    taken: set[str] = set()
     for index in sorted(i for i in indexes if len(i) == 1):
         if_index = index[0]
-        name = (
-            table[IF_NAME].get(index, MISSING).printable()
+        name = tag_value(
+            names[IF_NAME].get(index, MISSING).printable()
             or fallback[IF_DESCR].get(index, MISSING).printable()
             or f"ifIndex {if_index}"
         )
-        if name in seen:
+        if name in taken:
             name = f"{name} (ifIndex {if_index})"
-        seen.add(name)
-        hc = has_hc(index)
-        ports.append(
-            Port(
-                if_index=if_index,
-                name=name,
-                alias=table[IF_ALIAS].get(index, MISSING).printable(),
-                speed_bps=_speed(table[IF_HIGH_SPEED].get(index), fallback[IF_SPEED].get(index)),
-                oper_up=_oper(table[IF_OPER_STATUS].get(index)),
-                hc_counters=hc,
-                in_octets=hc_in[index] if hc else fallback[IF_IN_OCTETS].get(index, MISSING),
-                out_octets=hc_out[index] if hc else fallback[IF_OUT_OCTETS].get(index, MISSING),
-                counters={f: table[column].get(index, MISSING) for f, column in extra.items()},
-                octets_at=octets_at,
-                counters_at=counters_at,
-            )
-        )
-    return ports
+        taken.add(name)
+        alias = names[IF_ALIAS].get(index, MISSING).printable()
+        static[if_index] = (name, alias, _speed(names[IF_HIGH_SPEED].get(index), fallback[IF_SPEED].get(index)))
+    return static, fallback, octets_at
 
 
 def _speed(high_speed: SnmpValue | None, speed: SnmpValue | None) -> int:

@@ -5,11 +5,26 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from collectors.samples import Sample
+if TYPE_CHECKING:  # the samples module needs tag_value (through interfaces): no import at run time
+    from collectors.samples import Sample
 
 _MEASUREMENT = str.maketrans({",": r"\,", " ": r"\ ", "\n": r"\ ", "\r": r"\ "})
 _TAG = str.maketrans({",": r"\,", " ": r"\ ", "=": r"\=", "\n": r"\ ", "\r": r"\ ", "\\": "\\\\"})
+# InfluxDB unescapes only "\,", "\ " and "\=" in tag values and keeps any other backslash as it is, so a
+# backslash is written bare ("C:\ Label" -> "C:\\ Label", read back as "C:\ Label").
+_TAG_VALUE = str.maketrans({",": r"\,", " ": r"\ ", "=": r"\=", "\n": r"\ ", "\r": r"\ "})
+
+
+def tag_value(text: str) -> str:
+    """A device string as it can be stored as a tag: the one thing line protocol cannot carry is a final
+    backslash (it would escape the separator after it), so trailing backslashes become slashes. Apply it
+    wherever a device string becomes a tag, so the rows and the series agree."""
+    if text.endswith("\\"):
+        stripped = text.rstrip("\\")
+        return stripped + "/" * (len(text) - len(stripped))
+    return text
 
 
 @lru_cache(maxsize=4096)
@@ -18,20 +33,32 @@ def _key(name: str) -> str:
     return name.translate(_TAG)
 
 
+@lru_cache(maxsize=65536)
+def _series(measurement: str, tags: tuple[tuple[str, str], ...]) -> str:
+    """Measurement and tag set, escaped: the same series comes back every poll, so each is escaped once."""
+    rendered = "".join(
+        f",{_key(key)}={tag_value(value).translate(_TAG_VALUE)}" for key, value in sorted(tags) if value != ""
+    )
+    return measurement.translate(_MEASUREMENT) + rendered
+
+
 def format_sample(sample: Sample) -> str | None:
     """One line of line protocol, or None when the sample has no finite field to write."""
     fields = []
+    isfinite = math.isfinite
     for name, value in sample.fields.items():
-        if isinstance(value, bool):
-            value = int(value)
-        if isinstance(value, int):
-            fields.append(f"{_key(name)}={value}i")
-        elif isinstance(value, float) and math.isfinite(value):
-            fields.append(f"{_key(name)}={value!r}")
+        kind = type(value)
+        if kind is float:
+            if isfinite(value):
+                fields.append(f"{_key(name)}={value!r}")
+        elif isinstance(value, int):  # bool and other int subclasses: written as the integer they are
+            fields.append(f"{_key(name)}={int(value)}i")
+        elif isinstance(value, float) and isfinite(value):
+            fields.append(f"{_key(name)}={float(value)!r}")
     if not fields:
         return None
-    tags = "".join(f",{_key(key)}={value.translate(_TAG)}" for key, value in sorted(sample.tags.items()) if value != "")
-    return f"{sample.measurement.translate(_MEASUREMENT)}{tags} {','.join(fields)} {round(sample.time * 1000)}"
+    series = _series(sample.measurement, tuple(sample.tags.items()))
+    return f"{series} {','.join(fields)} {round(sample.time * 1000)}"
 
 
 def format_samples(samples: Iterable[Sample]) -> list[str]:

@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass, field
 
 from collectors.counters import Reading, counter_rate
+from collectors.lineprotocol import tag_value
 from collectors.profiles import DERIVED, Metric, Profile, Table
 from collectors.samples import CounterState, Sample
 from collectors.sessions import Session
@@ -132,7 +133,7 @@ def _row_tags(table: Table, walked: dict, index: tuple[int, ...]) -> dict[str, s
             text = str(index[tag.index_part]) if tag.index_part is not None and tag.index_part < len(index) else ""
         if not text:
             text = ".".join(map(str, index))
-        tags[tag.name] = text
+        tags[tag.name] = tag_value(text)
     return tags
 
 

@@ -16,6 +16,8 @@ from collectors.snmptypes import SnmpError, SnmpTarget
 
 SYS_UPTIME = "1.3.6.1.2.1.1.3.0"
 UPTIME_WRAP = 2**32  # TimeTicks wrap after 497 days: that is not a reboot
+UNKNOWN_SPEED_BPS = 1e12  # no port is faster than 1 Tbit/s: the line-rate check of a port whose speed is unknown
+MIN_FRAME_BITS = 84 * 8  # the shortest Ethernet frame on the wire (64 bytes + preamble + gap): most packets/s
 
 
 @dataclass
@@ -31,6 +33,7 @@ class PollResult:
     errors: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     values: list[tuple[str, dict[str, str], float | str, str]] = field(default_factory=list)
+    failure: str = ""  # why the device's main data could not be read (its interfaces); "" when it was
     requests: int = 0
     duration_s: float = 0.0
 
@@ -59,9 +62,14 @@ async def poll_device(
     if profile is None or profile.interfaces:
         groups = profile.interface_counters if profile is not None else IF_COUNTER_GROUPS
         try:
-            result.ports = await read_ports(session, groups)
+            known = previous.ports if previous is not None else None
+            result.ports, state.ports = await read_ports(session, groups, known=known, rebooted=result.rebooted)
         except SnmpError as exc:
-            result.errors.append(f"interfaces: {exc}")
+            result.failure = f"interfaces: {exc}"
+            result.errors.append(result.failure)
+            if previous is not None and not result.rebooted:  # the next poll's rates span this failed one
+                state.counters.update(previous.counters)
+                state.ports = previous.ports
         read_at = clock()
         for port in result.ports:
             result.samples.append(_port_sample(port, device_key, previous, state, read_at, result, tolerance))
@@ -91,7 +99,8 @@ def _port_sample(
     fields: dict[str, float | int] = {"speed_bps": port.speed_bps}
     if port.oper_up is not None:
         fields["oper_up"] = int(port.oper_up)
-    max_bytes = port.speed_bps / 8 if port.speed_bps else None
+    line_rate = port.speed_bps or UNKNOWN_SPEED_BPS  # a port of unknown speed is no faster than the fastest there is
+    max_bytes, max_packets = line_rate / 8, line_rate / MIN_FRAME_BITS
     kept = previous.counters if previous is not None else {}
     octets_at, counters_at = port.octets_at or read_at, port.counters_at or read_at
     prefix, rebooted = port.name + "\t", result.rebooted
@@ -100,7 +109,7 @@ def _port_sample(
         ("in_bps", port.in_octets, max_bytes, 8.0, octets_at),
         ("out_bps", port.out_octets, max_bytes, 8.0, octets_at),
     ]
-    counters += [(name, value, None, 1.0, counters_at) for name, value in port.counters.items()]
+    counters += [(name, value, max_packets, 1.0, counters_at) for name, value in port.counters.items()]
     for name, value, limit, scale, at in counters:
         kind = value.kind
         if kind == "counter64":

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from collectors.counters import Reading
+from collectors.interfaces import KnownPorts
 
 
 class Sample(NamedTuple):
@@ -25,16 +26,17 @@ class CounterState:
     uptime_ticks: int | None = None
     taken_at: float | None = None
     counters: dict[str, Reading] = field(default_factory=dict)
+    ports: KnownPorts | None = None  # names, aliases and speeds as last read (not re-read every poll)
 
     def reading(self, key: str) -> Reading | None:
         """The counter kept under `key`, as a Reading for rate maths (None when it was not read last time)."""
         return self.counters.get(key)
 
     def to_json(self) -> str:
-        return json.dumps(
-            {"uptime_ticks": self.uptime_ticks, "taken_at": self.taken_at, "counters": self.counters},
-            separators=(",", ":"),
-        )
+        raw = {"uptime_ticks": self.uptime_ticks, "taken_at": self.taken_at, "counters": self.counters}
+        if self.ports is not None:
+            raw["ports"] = self.ports.to_raw()
+        return json.dumps(raw, separators=(",", ":"))
 
     @classmethod
     def from_json(cls, text: str | bytes | None) -> CounterState | None:
@@ -50,6 +52,7 @@ class CounterState:
                 uptime_ticks=int(uptime) if uptime is not None else None,
                 taken_at=float(taken) if taken is not None else None,
                 counters=counters,
+                ports=KnownPorts.from_raw(raw["ports"]) if "ports" in raw else None,
             )
         except (ValueError, KeyError, TypeError, IndexError, AttributeError):
             return None

@@ -126,17 +126,22 @@ def _poll_and_record(devices: list[Device], tick: int | None) -> dict[int, str]:
 
     results = aio.run(poll_all())
     by_key = {str(d.pk): d for d in devices}
-    store.save_many({o.key: o.result.state for o in results if o.result is not None})
-    good = [(by_key[o.key], o) for o in results if o.result is not None]
-    for device, outcome in good:
+    store.save_many({o.key: o.result.state for o in results if o.result is not None})  # a failed walk keeps the old
+    answered = [(by_key[o.key], o) for o in results if o.result is not None]
+    for device, outcome in answered:
         if outcome.discovery is not None:
             record_discovery(device, outcome.discovery)
+    good = [(d, o) for d, o in answered if not o.result.failure]
     inventory.refresh_many(services.redis_client(), [(d, o.profile, o.result.ports, o.result.samples) for d, o in good])
     record_successes([(d, o.result, flusher.written.get(o.key, WriteResult.LOST)) for d, o in good])
-    failed = [(by_key[o.key], o.error) for o in results if o.result is None]
+    failed = [(by_key[o.key], o.error or o.result.failure) for o in results if o.result is None or o.result.failure]
     record_failures(failed)
-    _announce([PollEvent(d, o.result.samples, "") for d, o in good] + [PollEvent(d, [], e) for d, e in failed])
-    outcomes = {int(o.key): f"failed: {o.error}" for o in results if o.result is None}
+    samples = {o.key: o.result.samples for o in results if o.result is not None}
+    _announce(
+        [PollEvent(d, o.result.samples, "") for d, o in good]
+        + [PollEvent(d, samples.get(str(d.pk), []), error) for d, error in failed]
+    )
+    outcomes = {device.pk: f"failed: {error}" for device, error in failed}
     for device, outcome in good:
         outcomes[device.pk] = SAID[flusher.written.get(outcome.key, WriteResult.LOST)]
     return outcomes

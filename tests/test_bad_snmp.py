@@ -476,11 +476,6 @@ def test_a_64_bit_counter_jumping_to_its_maximum_is_a_gap_not_a_rate(fake, engin
     assert all(sane(s) for s in second.samples)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="collectors/poll.py _port_sample has no line-rate limit when a port's speed is unknown (0), so a "
-    "64-bit counter jump is written as a rate of ~1e20 bit/s; not this task's file to change",
-)
 def test_a_counter_jump_on_a_port_of_unknown_speed_writes_no_absurd_rate(fake, engine):
     mib = device_mib({1: {"speed": api.v2c.Gauge32(0)}})
     agent = fake(mib)
@@ -595,11 +590,6 @@ def test_a_spoiled_poll_stores_no_garbage_anywhere(fake, snmp_engine, clean_back
 
 
 @SPOILS
-@pytest.mark.xfail(
-    strict=True,
-    reason="collectors/poll.py turns an SnmpError of the interface walk into a warning ('interfaces: ...'), so "
-    "run_poll records a success: last_error stays empty and consecutive_failures is reset (monitor/polling.py)",
-)
 @pytest.mark.django_db
 def test_a_spoiled_poll_is_recorded_as_a_failure(fake, snmp_engine, clean_backends, spoil, reason):
     device = spoiled_poll(fake, spoil)["device"]
@@ -607,11 +597,6 @@ def test_a_spoiled_poll_is_recorded_as_a_failure(fake, snmp_engine, clean_backen
 
 
 @SPOILS
-@pytest.mark.xfail(
-    strict=True,
-    reason="monitor/polling.py saves the spoiled poll's CounterState, which has no port counters (poll.py builds it "
-    "from what was read), over the last good one in Redis: the next good poll has no previous counters (a gap)",
-)
 @pytest.mark.django_db
 def test_a_spoiled_poll_keeps_the_last_good_counters(fake, snmp_engine, clean_backends, spoil, reason):
     found = spoiled_poll(fake, spoil)

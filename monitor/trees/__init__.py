@@ -7,11 +7,13 @@ from collections.abc import Iterable
 
 def device_ids_under(branch: str) -> Iterable[int]:
     """Ids of the devices placed anywhere under a tree node (a header's id; a device node counts itself)."""
+    from monitor.ids import parse_id
     from monitor.trees.models import TreeNode
 
-    if not str(branch).strip().isdigit():
+    node = parse_id(str(branch).strip())
+    if node is None:
         return set()
-    frontier = list(TreeNode.objects.filter(pk=int(branch)).values_list("pk", "kind", "device_id"))
+    frontier = list(TreeNode.objects.filter(pk=node).values_list("pk", "kind", "device_id"))
     devices: set[int] = set()
     seen: set[int] = set()
     while frontier:
