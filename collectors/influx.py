@@ -21,14 +21,29 @@ log = logging.getLogger(__name__)
 
 
 class InfluxWriteError(Exception):
-    """InfluxDB refused or could not take a write (the message holds no token)."""
+    """InfluxDB refused or could not take a write (the message holds no token); status is the HTTP status or None."""
+
+    def __init__(self, message: str, status: int | None = None):
+        super().__init__(message)
+        self.status = status
+
+    @property
+    def invalid(self) -> bool:
+        """InfluxDB read the lines and refused them as invalid: sending them again can never succeed."""
+        return self.status in INVALID_STATUSES
+
+
+INVALID_STATUSES = (400, 422)
+REJECTED_DIR = "rejected"
 
 
 class WriteResult(enum.Enum):
-    """What became of a write: in InfluxDB, kept in the spool for a later replay, or lost (spool full or unwritable)."""
+    """What became of a write: in InfluxDB, in the spool for a later replay, refused as invalid (kept aside in
+    spool/rejected for inspection, never replayed), or lost (spool full or unwritable)."""
 
     WRITTEN = "written"
     SPOOLED = "spooled"
+    REJECTED = "rejected"
     LOST = "lost"
 
     def __bool__(self) -> bool:
@@ -37,7 +52,7 @@ class WriteResult(enum.Enum):
 
     def worse(self, other: WriteResult) -> WriteResult:
         """The worse of two results (lost over spooled over written), for lines of one device sent in two writes."""
-        order = (WriteResult.WRITTEN, WriteResult.SPOOLED, WriteResult.LOST)
+        order = (WriteResult.WRITTEN, WriteResult.SPOOLED, WriteResult.REJECTED, WriteResult.LOST)
         return max(self, other, key=order.index)
 
 
@@ -76,6 +91,9 @@ class InfluxWriter:
         try:
             self._post(lines)
         except InfluxWriteError as exc:
+            if exc.invalid:
+                self._reject(lines, exc)
+                return WriteResult.REJECTED
             if self._spool(lines):
                 log.warning("InfluxDB write failed, %d lines spooled: %s", len(lines), exc)
                 return WriteResult.SPOOLED
@@ -92,7 +110,7 @@ class InfluxWriter:
         except Exception as exc:  # urllib3 and ApiException both land here
             status = getattr(exc, "status", None)
             reason = getattr(exc, "reason", None) or type(exc).__name__
-            raise InfluxWriteError(f"HTTP {status} {reason}" if status else str(reason)) from None
+            raise InfluxWriteError(f"HTTP {status} {reason}" if status else str(reason), status) from None
 
     def spooled_bytes(self) -> int:
         total = 0
@@ -143,12 +161,26 @@ class InfluxWriter:
             lines = [line for line in claimed.read_text().splitlines() if line]
             try:
                 self._post(lines)
-            except InfluxWriteError:
-                claimed.rename(path)
-                break
+            except InfluxWriteError as exc:
+                if not exc.invalid:
+                    claimed.rename(path)
+                    break
+                self._reject(lines, exc)  # a file InfluxDB will never take must not hold up the ones behind it
             claimed.unlink()
             sent += 1
         return sent
+
+    def _reject(self, lines: list[str], exc: InfluxWriteError) -> None:
+        """Keep lines InfluxDB refused as invalid in spool/rejected, for a person to look at; never replayed."""
+        where = self.spool_dir / REJECTED_DIR
+        name = where / f"{time.time_ns():020d}-{os.getpid()}.lp"
+        try:
+            where.mkdir(parents=True, exist_ok=True)
+            name.write_text("\n".join(lines) + "\n")
+        except OSError as problem:
+            log.error("InfluxDB refused %d lines as invalid (%s) and they cannot be kept: %s", len(lines), exc, problem)
+            return
+        log.error("InfluxDB refused %d lines as invalid (%s): kept in %s, not sent again", len(lines), exc, name)
 
     def _reclaim_orphans(self) -> None:
         """Put back files claimed by a worker that died mid-replay (its pid no longer exists)."""

@@ -30,6 +30,7 @@ SKIPPED_TICK = "skipped: tick already polled"
 SAID = {
     WriteResult.WRITTEN: "ok",
     WriteResult.SPOOLED: "ok: samples spooled, InfluxDB unavailable",
+    WriteResult.REJECTED: "ok: samples refused by InfluxDB as invalid, kept aside",
     WriteResult.LOST: "ok: samples lost, InfluxDB unavailable and the spool full or not writable",
 }
 

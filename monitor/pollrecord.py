@@ -20,6 +20,7 @@ from monitor.models import Device
 log = logging.getLogger(__name__)
 SPOOLED = "InfluxDB unavailable: samples are buffered on disk and will be written later"
 LOST = "InfluxDB unavailable and the spool is full or not writable: samples of this poll are lost"
+REJECTED = "InfluxDB refused this poll's samples as invalid: they are kept in spool/rejected (see the log)"
 SUCCESS_FIELDS = (
     "last_poll_at",
     "last_success_at",
@@ -65,6 +66,8 @@ def write_error(written: WriteResult | bool) -> str:
     """What the device row says about its samples: nothing when written, else buffered or lost."""
     if written is WriteResult.LOST:
         return LOST
+    if written is WriteResult.REJECTED:
+        return REJECTED
     return "" if written else SPOOLED
 
 
