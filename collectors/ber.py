@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from collectors.snmptypes import MISSING, Oid, SnmpValue
+from collectors.snmptypes import END_OF_MIB, MISSING, Oid, SnmpValue
 
 GET, GETNEXT, RESPONSE, GETBULK = 0xA0, 0xA1, 0xA2, 0xA5
-END_OF_MIB = SnmpValue("missing")  # same kind as MISSING, told apart by identity: a walk column ends here
 ERROR_NAMES = (
     "noError",
     "tooBig",

@@ -8,6 +8,7 @@ import ipaddress
 import itertools
 import random
 import socket
+import time
 from typing import Any
 
 from collectors.ber import (
@@ -193,15 +194,25 @@ class FastSession:
             break
         return result
 
-    async def walk(self, columns: list[str], max_rows: int = 10000) -> dict[str, dict[Oid, SnmpValue]]:
-        """Walk table columns side by side with GETBULK (GETNEXT on v1); rows keyed by index suffix."""
-        walk = ColumnWalk(columns, max_rows)
+    async def walk(
+        self,
+        columns: list[str],
+        max_rows: int = 10000,
+        expected_rows: int | dict[str, int] | None = None,
+        times: dict[str, dict[Oid, float]] | None = None,
+    ) -> dict[str, dict[Oid, SnmpValue]]:
+        """Walk table columns side by side with GETBULK (GETNEXT on v1); rows keyed by index suffix.
+
+        `expected_rows` (the tables' sizes at the last poll) trims the last request to the tables' end; the
+        columns named in `times` get, per row, when the agent answered with it (filled in place)."""
+        walk = ColumnWalk(columns, max_rows, expected_rows, timed=times or ())
         while walk.active:
             asked = walk.asked()
+            sent = time.time()
             if self._version == 0:
                 status, index, answers = await self._request(GETNEXT, 0, 0, asked)
             else:
-                status, index, answers = await self._request(GETBULK, 0, self._repetitions, asked)
+                status, index, answers = await self._request(GETBULK, 0, walk.repetitions(self._repetitions), asked)
             if status == 1 and self._version and self._repetitions > 1:  # tooBig: ask for fewer rows
                 self._repetitions //= 2
                 continue
@@ -212,5 +223,7 @@ class FastSession:
                 raise self._status_error(status, index, asked)
             if not answers:
                 break
-            walk.absorb([(oid, value, value is END_OF_MIB) for oid, value in answers])
+            walk.absorb(answers, (sent + time.time()) / 2)
+        if times is not None:
+            times.update(walk.read_times())
         return walk.result()

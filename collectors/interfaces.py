@@ -96,24 +96,21 @@ async def read_ports(
     known: KnownPorts | None = None,
     rebooted: bool = False,
 ) -> tuple[list[Port], KnownPorts]:
-    """Walk the status and counter columns, and names, aliases and speeds when `known` cannot be reused."""
+    """Walk the status and counter columns, and names, aliases and speeds when `known` cannot be reused.
+
+    Status, 64-bit octets and the counter groups travel in one walk; each port's counters are timed by the
+    response that carried them (its rate divides by the time between two such answers)."""
     v1 = session.target.version == "1"  # SNMPv1 cannot carry Counter64
     extra = {f: cols[1] if v1 or not cols[0] else cols[0] for g in groups for f, cols in COUNTER_GROUPS[g].items()}
-    started = time.time()
-    table = await session.walk([IF_OPER_STATUS, *extra.values()], max_rows=max_rows)
-    counters_at = (started + time.time()) / 2
-    started = time.time()
-    if not v1:
-        table.update(await session.walk([IF_HC_IN_OCTETS, IF_HC_OUT_OCTETS], max_rows=max_rows))
-    octets_at = (started + time.time()) / 2
+    rows = len(known.seen) if known is not None and not rebooted else None  # the last poll's table size
+    octets = [] if v1 else [IF_HC_IN_OCTETS, IF_HC_OUT_OCTETS]
+    times: dict[str, dict[Oid, float]] = {IF_OPER_STATUS: {}, IF_HC_IN_OCTETS: {}}
+    table = await session.walk([IF_OPER_STATUS, *octets, *extra.values()], max_rows, rows, times)
     hc_in = table.get(IF_HC_IN_OCTETS, {})
     hc_out = table.get(IF_HC_OUT_OCTETS, {})
     status = table[IF_OPER_STATUS]
+    hc = {i for i, v in hc_in.items() if v.kind == "counter64" and hc_out.get(i, MISSING).kind == "counter64"}
     seen = {i[0]: _oper(status.get(i)) for i in set(status) | set(hc_in) if len(i) == 1}
-
-    def has_hc(index: Oid) -> bool:
-        return hc_in.get(index, MISSING).kind == "counter64" and hc_out.get(index, MISSING).kind == "counter64"
-
     fresh = (
         known is not None
         and not rebooted
@@ -124,43 +121,51 @@ async def read_ports(
     fallback: dict[str, dict[Oid, SnmpValue]] = {IF_DESCR: {}, IF_SPEED: {}, IF_IN_OCTETS: {}, IF_OUT_OCTETS: {}}
     if fresh and known is not None:
         static, read_at = known.static, known.read_at
-        if any(not has_hc((i,)) for i in static):  # 32-bit counters: only the counters are needed again
-            started = time.time()
-            fallback.update(await session.walk([IF_IN_OCTETS, IF_OUT_OCTETS], max_rows=max_rows))
-            if not any(has_hc((i,)) for i in static):
-                octets_at = (started + time.time()) / 2
+        if any((i,) not in hc for i in static):  # 32-bit counters: only the counters are needed again
+            times[IF_IN_OCTETS] = {}
+            fallback.update(await session.walk([IF_IN_OCTETS, IF_OUT_OCTETS], max_rows, len(static), times))
     else:
-        static, fallback, octets_at = await _read_static(session, status, hc_in, has_hc, octets_at, max_rows)
+        static, fallback = await _read_static(session, status, hc_in, hc, times, max_rows)
         read_at = time.time()
-    ports = [
-        Port(
-            if_index=index,
-            name=name,
-            alias=alias,
-            speed_bps=speed,
-            oper_up=seen.get(index),
-            hc_counters=has_hc((index,)),
-            in_octets=hc_in[(index,)] if has_hc((index,)) else fallback[IF_IN_OCTETS].get((index,), MISSING),
-            out_octets=hc_out[(index,)] if has_hc((index,)) else fallback[IF_OUT_OCTETS].get((index,), MISSING),
-            counters={f: table[column].get((index,), MISSING) for f, column in extra.items()},
-            octets_at=octets_at,
-            counters_at=counters_at,
+    answered = {**times[IF_OPER_STATUS], **times[IF_HC_IN_OCTETS]}  # when each row's answer came
+    answered_32 = times.get(IF_IN_OCTETS, {})
+    missing_at = max(answered.values(), default=0.0)
+    ports = []
+    for if_index, (name, alias, speed) in sorted(static.items()):
+        index = (if_index,)
+        at = answered.get(index, missing_at)
+        if index in hc:
+            in_octets, out_octets, octets_at = hc_in[index], hc_out[index], at
+        else:
+            in_octets = fallback[IF_IN_OCTETS].get(index, MISSING)
+            out_octets = fallback[IF_OUT_OCTETS].get(index, MISSING)
+            octets_at = answered_32.get(index, at)
+        ports.append(
+            Port(
+                if_index=if_index,
+                name=name,
+                alias=alias,
+                speed_bps=speed,
+                oper_up=seen.get(if_index),
+                hc_counters=index in hc,
+                in_octets=in_octets,
+                out_octets=out_octets,
+                counters={f: table[column].get(index, MISSING) for f, column in extra.items()},
+                octets_at=octets_at,
+                counters_at=at,
+            )
         )
-        for index, (name, alias, speed) in sorted(static.items())
-    ]
     return ports, KnownPorts(static, seen, read_at)
 
 
-async def _read_static(session: Session, status: dict, hc_in: dict, has_hc, octets_at: float, max_rows: int):
+async def _read_static(session: Session, status: dict, hc_in: dict, hc: set, times: dict, max_rows: int):
     """ifName, ifAlias, ifHighSpeed (and ifTable's descriptions, speeds and 32-bit counters where needed)."""
     names = await session.walk([IF_NAME, IF_ALIAS, IF_HIGH_SPEED], max_rows=max_rows)
     indexes = set(names[IF_NAME]) | set(status) | set(hc_in)
     fallback: dict[str, dict[Oid, SnmpValue]] = {IF_DESCR: {}, IF_SPEED: {}, IF_IN_OCTETS: {}, IF_OUT_OCTETS: {}}
-    if not indexes or any(not has_hc(i) or not names[IF_NAME].get(i, MISSING).printable() for i in indexes):
-        started = time.time()
-        fallback = await session.walk(list(fallback), max_rows=max_rows)
-        if not any(has_hc(i) for i in indexes):
-            octets_at = (started + time.time()) / 2
+    if not indexes or any(i not in hc or not names[IF_NAME].get(i, MISSING).printable() for i in indexes):
+        times[IF_IN_OCTETS] = {}
+        fallback = await session.walk(list(fallback), max_rows, None, times)
         indexes |= set(fallback[IF_DESCR]) | set(fallback[IF_IN_OCTETS])
     static: dict[int, tuple[str, str, int]] = {}
     taken: set[str] = set()
@@ -176,7 +181,7 @@ async def _read_static(session: Session, status: dict, hc_in: dict, has_hc, octe
         taken.add(name)
         alias = names[IF_ALIAS].get(index, MISSING).printable()
         static[if_index] = (name, alias, _speed(names[IF_HIGH_SPEED].get(index), fallback[IF_SPEED].get(index)))
-    return static, fallback, octets_at
+    return static, fallback
 
 
 def _speed(high_speed: SnmpValue | None, speed: SnmpValue | None) -> int:

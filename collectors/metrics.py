@@ -57,15 +57,19 @@ async def read_metrics(
     state: CounterState,
     read_at: float,
     rebooted: bool,
+    scalar_values: dict[str, SnmpValue] | None = None,
 ) -> MetricReport:
-    """Read every scalar and table of the profile; problems are per metric, never fatal to the poll."""
+    """Read every scalar and table of the profile; problems are per metric, never fatal to the poll.
+
+    `scalar_values`: the scalars, already read at `read_at` (the poll asks for them with sysUpTime)."""
     report = MetricReport()
     context = _Context(previous, state, read_at, rebooted)
     if profile.scalars:
-        oids = [oid for m in profile.scalars for oid in m.oids]
-        started = time.time()
-        values = await session.get(oids)
-        context.read_at = (started + time.time()) / 2
+        values = scalar_values
+        if values is None:
+            started = time.time()
+            values = await session.get(scalar_oids(profile))
+            context.read_at = (started + time.time()) / 2
         fields: dict[str, float] = {}
         for metric in profile.scalars:
             _evaluate(
@@ -81,12 +85,48 @@ async def read_metrics(
         emitted = {k: v for k, v in fields.items() if _emitted(profile.scalars, k)}
         if emitted:
             report.samples.append(Sample(profile.scalar_measurement, {"device": device_key}, emitted, read_at))
-    for table in profile.tables:
-        try:
-            await _read_table(session, table, device_key, context, report)
-        except SnmpError as exc:
-            report.errors.append(f"{table.name}: {exc}")
+    for table, walked, times in await _walk_tables(session, profile.tables, context, report):
+        _table_samples(table, walked, times, device_key, context, report)
     return report
+
+
+def scalar_oids(profile: Profile) -> list[str]:
+    return [oid for m in profile.scalars for oid in m.oids]
+
+
+def _columns(table: Table) -> list[str]:
+    return sorted({oid for m in table.metrics for oid in m.oids} | {t.column for t in table.tags if t.column})
+
+
+async def _walk_tables(session: Session, tables: tuple[Table, ...], ctx: _Context, report: MetricReport) -> list:
+    """Every table's columns in one walk (a few requests instead of a few per table), each row timed by the
+    answer that carried it; if that walk fails, table by table, so one broken table costs only itself."""
+    if not tables:
+        return []
+    before = ctx.previous.rows if ctx.previous is not None and not ctx.rebooted else {}
+    plan = [(table, _columns(table)) for table in tables]
+    expected = {c: before[t.name] for t, cols in plan if t.name in before for c in cols}
+    times: dict[str, dict] = {cols[0]: {} for _, cols in plan}
+    try:
+        columns = list(dict.fromkeys(c for _, cols in plan for c in cols))
+        walked = await session.walk(columns, max(t.max_rows for t in tables), expected, times)
+    except SnmpError:
+        walked = None
+    found = []
+    for table, cols in plan:
+        if walked is None:
+            try:
+                own = {cols[0]: {}}
+                part = await session.walk(cols, table.max_rows, before.get(table.name), own)
+            except SnmpError as exc:
+                report.errors.append(f"{table.name}: {exc}")
+                continue
+            found.append((table, part, own[cols[0]]))
+        elif any(len(walked[c]) > table.max_rows for c in cols):
+            report.errors.append(f"{table.name}: table has more than {table.max_rows} rows; walk stopped")
+        else:
+            found.append((table, {c: walked[c] for c in cols}, times[cols[0]]))
+    return found
 
 
 @dataclass
@@ -97,19 +137,20 @@ class _Context:
     rebooted: bool
 
 
-async def _read_table(session: Session, table: Table, device_key: str, ctx: _Context, report: MetricReport) -> None:
-    columns = sorted({oid for m in table.metrics for oid in m.oids} | {t.column for t in table.tags if t.column})
-    started = time.time()
-    walked = await session.walk(columns, max_rows=table.max_rows)
-    ctx.read_at = (started + time.time()) / 2  # this table's counters were read now
+def _table_samples(
+    table: Table, walked: dict, times: dict, device_key: str, ctx: _Context, report: MetricReport
+) -> None:
     rows = sorted({index for column in walked.values() for index in column})
+    ctx.state.rows[table.name] = len(rows)
     if not rows:
         report.missing.append(f"{table.name}: no rows")
         return
+    last = max(times.values(), default=ctx.read_at)
     for index in rows:
         tags = _row_tags(table, walked, index)
         if tags is None or (table.skip is not None and table.skip.search(next(iter(tags.values()), ""))):
             continue
+        ctx.read_at = times.get(index, last)  # this row's counters were read when its answer came
         key = f"{table.measurement}|{'|'.join(f'{k}={v}' for k, v in sorted(tags.items()))}|"
         fields: dict[str, float] = {}
         for metric in table.metrics:

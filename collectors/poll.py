@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from collectors.counters import Reading, counter_rate
 from collectors.interfaces import Port, read_ports
-from collectors.metrics import read_metrics
+from collectors.metrics import read_metrics, scalar_oids
 from collectors.profiles import IF_COUNTER_GROUPS, Profile
 from collectors.samples import CounterState, Sample
 from collectors.sessions import open_session
@@ -51,9 +51,11 @@ async def poll_device(
     """Poll a device once. Raises SnmpError (from the session) when the device cannot be read at all."""
     started = clock()
     session = open_session(target, engine)
-    uptime = (await session.get([SYS_UPTIME]))[SYS_UPTIME]
+    scalars = scalar_oids(profile) if profile is not None else []
+    first = await session.get([SYS_UPTIME, *scalars])  # the profile's scalars travel with sysUpTime
+    uptime = first[SYS_UPTIME]
     ticks = uptime.value if uptime.kind == "timeticks" else None
-    read_at = clock()
+    read_at = scalars_at = clock()
     result = PollResult(uptime_s=ticks / 100.0 if ticks is not None else None)
     if ticks is None:
         result.errors.append("sysUpTime: not served, so reboots cannot be detected")
@@ -74,7 +76,9 @@ async def poll_device(
         for port in result.ports:
             result.samples.append(_port_sample(port, device_key, previous, state, read_at, result, tolerance))
     if profile is not None:
-        report = await read_metrics(session, profile, device_key, previous, state, clock(), result.rebooted)
+        report = await read_metrics(
+            session, profile, device_key, previous, state, scalars_at, result.rebooted, scalar_values=first
+        )
         result.samples += report.samples
         result.errors += report.errors
         result.missing += report.missing

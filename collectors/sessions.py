@@ -17,7 +17,13 @@ class Session(Protocol):
 
     async def get(self, oids: list[str]) -> dict[str, SnmpValue]: ...
 
-    async def walk(self, columns: list[str], max_rows: int = 10000) -> dict[str, dict[Oid, SnmpValue]]: ...
+    async def walk(
+        self,
+        columns: list[str],
+        max_rows: int = 10000,
+        expected_rows: int | dict[str, int] | None = None,
+        times: dict[str, dict[Oid, float]] | None = None,
+    ) -> dict[str, dict[Oid, SnmpValue]]: ...
 
 
 def open_session(target: SnmpTarget, engine: str = "pysnmp") -> Session:

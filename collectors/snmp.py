@@ -27,6 +27,7 @@ from pysnmp.proto import rfc1902, rfc1905
 
 from collectors.ber import BerError, decode_response, message_version
 from collectors.snmptypes import (
+    END_OF_MIB,
     MALFORMED_TEXT,
     MISSING,
     ColumnWalk,
@@ -168,22 +169,36 @@ class SnmpSession:
             break
         return result
 
-    async def walk(self, columns: list[str], max_rows: int = 10000) -> dict[str, dict[Oid, SnmpValue]]:
+    async def walk(
+        self,
+        columns: list[str],
+        max_rows: int = 10000,
+        expected_rows: int | dict[str, int] | None = None,
+        times: dict[str, dict[Oid, float]] | None = None,
+    ) -> dict[str, dict[Oid, SnmpValue]]:
         """Walk table columns side by side with GETBULK (GETNEXT on v1); rows keyed by index suffix."""
-        walk = ColumnWalk(columns, max_rows)
+        walk = ColumnWalk(columns, max_rows, expected_rows, timed=times or ())
         while walk.active:
+            sent = time.time()
             try:
                 if self.target.version == "1":
                     answers = await self._request(next_cmd, oids=walk.asked())
                 else:
-                    answers = await self._request(bulk_cmd, 0, self.target.max_repetitions, oids=walk.asked())
+                    repetitions = walk.repetitions(self.target.max_repetitions)
+                    answers = await self._request(bulk_cmd, 0, repetitions, oids=walk.asked())
             except _StatusError as exc:
                 if exc.status == "noSuchName":  # SNMPv1 end of MIB
                     break
                 raise SnmpError(str(exc)) from None
             if not answers:
                 break
-            walk.absorb([(oid, decode(value), isinstance(value, rfc1905.EndOfMibView)) for oid, value in answers])
+            end = rfc1905.EndOfMibView
+            walk.absorb(
+                [(oid, END_OF_MIB if isinstance(value, end) else decode(value)) for oid, value in answers],
+                (sent + time.time()) / 2,
+            )
+        if times is not None:
+            times.update(walk.read_times())
         return walk.result()
 
 

@@ -51,6 +51,7 @@ class SnmpValue(NamedTuple):
 
 
 MISSING = SnmpValue("missing")
+END_OF_MIB = SnmpValue("missing")  # same kind as MISSING, told apart by identity: a walk column ends here
 
 
 @dataclass(frozen=True)
@@ -90,29 +91,55 @@ class ColumnWalk:
     more than `max_rows` rows.
     """
 
-    def __init__(self, columns: list[str], max_rows: int):
+    def __init__(
+        self,
+        columns: list[str],
+        max_rows: int,
+        expected_rows: int | dict[str, int] | None = None,
+        timed: Iterable[str] = (),
+    ):
         self.columns = columns
         self.max_rows = max_rows
+        known = expected_rows if isinstance(expected_rows, dict) else dict.fromkeys(columns, expected_rows)
+        self.expected = [known.get(column) for column in columns]
         self.roots = [parse_oid(column) for column in columns]
         self.current = list(self.roots)
         self.tables: list[dict[Oid, SnmpValue]] = [{} for _ in columns]
         self.active = list(range(len(columns)))
+        wanted = set(timed)
+        self.times: list[dict[Oid, float] | None] = [{} if column in wanted else None for column in columns]
 
     def asked(self) -> list[Oid]:
         return [self.current[i] for i in self.active]
 
-    def absorb(self, answers: list[tuple[Oid, SnmpValue, bool]]) -> None:
-        """Take one response's (oid, value, end_of_mib) varbinds, in request order, row after row."""
+    def repetitions(self, most: int) -> int:
+        """GETBULK max-repetitions for the next request: what is left of the tables whose size is known from
+        the last poll, plus one row to see their end (rows past a table's end cost the agent and the decoder
+        for nothing); `most` when a size is unknown or a table has grown."""
+        need = 0
+        for column in self.active:
+            expected = self.expected[column]
+            left = expected - len(self.tables[column]) if expected else -1
+            if left < 0:
+                return most
+            need = max(need, left + 1)
+        return min(most, need) if need else most
+
+    def absorb(self, answers: list[tuple[Oid, SnmpValue]], at: float | None = None) -> None:
+        """Take one response's (oid, value) varbinds, in request order, row after row; END_OF_MIB ends a column.
+
+        `at` is when the agent answered (the request's midpoint): kept per row for the `timed` columns, so a
+        counter's rate is timed by the response that carried it."""
         finished: set[int] = set()
-        active, roots, current, tables = self.active, self.roots, self.current, self.tables
+        active, roots, current, tables, times = self.active, self.roots, self.current, self.tables, self.times
         width = len(active)
-        for offset, (oid, value, end_of_mib) in enumerate(answers):
+        for offset, (oid, value) in enumerate(answers):
             column = active[offset % width]
             if column in finished:
                 continue
             root = roots[column]
             size = len(root)
-            if end_of_mib or oid[:size] != root:
+            if value is END_OF_MIB or oid[:size] != root:
                 finished.add(column)
                 continue
             if oid <= current[column]:
@@ -122,10 +149,17 @@ class ColumnWalk:
                 raise SnmpError(f"agent returned OIDs out of order in {format_oid(root)} (looping table)")
             current[column] = oid
             table = tables[column]
-            table[oid[size:]] = value
+            index = oid[size:]
+            table[index] = value
+            if at is not None and times[column] is not None:
+                times[column][index] = at  # type: ignore[index]
             if len(table) > self.max_rows:
                 raise SnmpError(f"table {format_oid(root)} has more than {self.max_rows} rows; walk stopped")
         self.active = [i for i in self.active if i not in finished]
+
+    def read_times(self) -> dict[str, dict[Oid, float]]:
+        """When each row of the timed columns was read."""
+        return {column: t for column, t in zip(self.columns, self.times, strict=True) if t is not None}
 
     def result(self) -> dict[str, dict[Oid, SnmpValue]]:
         return dict(zip(self.columns, self.tables, strict=True))
