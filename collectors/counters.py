@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import NamedTuple
 
 WRAP_32 = 2**32
@@ -22,6 +23,11 @@ class Rate(NamedTuple):
     reason: str = "ok"
 
 
+FIRST = Rate(None, "first sample")
+new_reading = partial(tuple.__new__, Reading)  # Reading((value, bits, at)) built in C: one per counter per poll
+_rate = partial(tuple.__new__, Rate)
+
+
 def counter_rate(
     previous: Reading | None,
     current: Reading,
@@ -38,7 +44,7 @@ def counter_rate(
     known and the device did not reboot); otherwise it is a reset and the interval is a gap.
     """
     if previous is None:
-        return Rate(None, "first sample")
+        return FIRST
     if rebooted:
         return Rate(None, "device rebooted")
     elapsed = current.at - previous.at
@@ -59,4 +65,4 @@ def counter_rate(
     rate = delta / elapsed
     if limit is not None and rate > limit:
         return Rate(None, "counter reset" if reason != "ok" else "above line rate")
-    return Rate(rate, reason)
+    return _rate((rate, reason))

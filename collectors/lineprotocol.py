@@ -45,20 +45,31 @@ def _series(measurement: str, tags: tuple[tuple[str, str], ...]) -> str:
 def format_sample(sample: Sample) -> str | None:
     """One line of line protocol, or None when the sample has no finite field to write."""
     fields = []
-    isfinite = math.isfinite
+    prefixes = _PREFIXES
     for name, value in sample.fields.items():
-        kind = type(value)
-        if kind is float:
-            if isfinite(value):
-                fields.append(f"{_key(name)}={value!r}")
+        prefix = prefixes.get(name) or _prefix(name)
+        if type(value) is float:
+            if value - value == 0.0:  # finite: inf - inf and nan - nan are nan
+                fields.append(prefix + repr(value))
         elif isinstance(value, int):  # bool and other int subclasses: written as the integer they are
-            fields.append(f"{_key(name)}={int(value)}i")
-        elif isinstance(value, float) and isfinite(value):
-            fields.append(f"{_key(name)}={float(value)!r}")
+            fields.append(f"{prefix}{int(value)}i")
+        elif isinstance(value, float) and math.isfinite(value):
+            fields.append(prefix + repr(float(value)))
     if not fields:
         return None
     series = _series(sample.measurement, tuple(sample.tags.items()))
     return f"{series} {','.join(fields)} {round(sample.time * 1000)}"
+
+
+_PREFIXES: dict[str, str] = {}
+
+
+def _prefix(name: str) -> str:
+    """`name=` with the name escaped; field names repeat on every line, so each is escaped once."""
+    if len(_PREFIXES) > 4096:
+        _PREFIXES.clear()
+    prefix = _PREFIXES[name] = _key(name) + "="
+    return prefix
 
 
 def format_samples(samples: Iterable[Sample]) -> list[str]:

@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from collectors.counters import Reading, counter_rate
+from collectors.counters import counter_rate, new_reading
 from collectors.interfaces import Port, read_ports
 from collectors.metrics import read_metrics, scalar_oids
 from collectors.profiles import IF_COUNTER_GROUPS, Profile
@@ -117,9 +117,9 @@ def _port_sample(
     for name, value, limit, scale, at in counters:
         kind = value.kind
         if kind == "counter64":
-            reading = Reading(value.value, 64, at)
+            reading = new_reading((value.value, 64, at))
         elif kind == "counter32":
-            reading = Reading(value.value, 32, at)
+            reading = new_reading((value.value, 32, at))
         else:
             continue
         key = prefix + name

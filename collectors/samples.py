@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import NamedTuple
 
 import orjson
@@ -35,14 +36,17 @@ class CounterState:
         return self.counters.get(key)
 
     def to_json(self) -> bytes:
-        """JSON for Redis (orjson: a switch's state is hundreds of counters, and the stdlib's json costs more
-        CPU than the poll that read them)."""
-        raw = {"uptime_ticks": self.uptime_ticks, "taken_at": self.taken_at, "counters": self.counters}
+        """JSON for Redis, the counters as columns (keys, values, widths, times): a switch keeps hundreds of
+        counters, and reading them back must cost less than the poll that read them."""
+        keys = list(self.counters)
+        values, bits, times = zip(*self.counters.values(), strict=True) if keys else ((), (), ())
+        raw = {"uptime_ticks": self.uptime_ticks, "taken_at": self.taken_at, "keys": keys}
+        raw |= {"values": values, "bits": bits, "times": times}
         if self.ports is not None:
             raw["ports"] = self.ports.to_raw()
         if self.rows:
             raw["rows"] = self.rows
-        return orjson.dumps(raw, default=tuple, option=orjson.OPT_NON_STR_KEYS)  # Readings as arrays; ifIndex keys
+        return orjson.dumps(raw, option=orjson.OPT_NON_STR_KEYS)  # ifIndex keys in the port knowledge
 
     @classmethod
     def from_json(cls, text: str | bytes | None) -> CounterState | None:
@@ -51,16 +55,17 @@ class CounterState:
             return None
         try:
             raw = orjson.loads(text)
-            kept = raw["counters"]
-            if not all(type(k) is str and _is_reading(v) for k, v in kept.items()):
+            keys, values, bits, times = raw["keys"], raw["values"], raw["bits"], raw["times"]
+            if not (len(keys) == len(values) == len(bits) == len(times)):
                 return None
-            counters = {key: _reading(value) for key, value in kept.items()}
+            if not (_only(keys, str) and _only(values, int) and _only(bits, int) and _only(times, float, int)):
+                return None
             uptime = raw.get("uptime_ticks")
             taken = raw.get("taken_at")
             return cls(
                 uptime_ticks=int(uptime) if uptime is not None else None,
                 taken_at=float(taken) if taken is not None else None,
-                counters=counters,
+                counters=dict(zip(keys, map(_reading, zip(values, bits, times, strict=True)), strict=True)),
                 ports=KnownPorts.from_raw(raw["ports"]) if "ports" in raw else None,
                 rows={str(k): int(v) for k, v in raw.get("rows", {}).items()},
             )
@@ -68,16 +73,9 @@ class CounterState:
             return None
 
 
-def _reading(value: list) -> Reading:
-    """A Reading from a checked [value, bits, at], without NamedTuple's keyword-handling __new__."""
-    return tuple.__new__(Reading, value)
+_reading = partial(tuple.__new__, Reading)  # a Reading from a checked (value, bits, at), in C
 
 
-def _is_reading(value: object) -> bool:
-    return (
-        type(value) is list
-        and len(value) == 3
-        and type(value[0]) is int
-        and type(value[1]) is int
-        and type(value[2]) in (float, int)
-    )
+def _only(items: list, *types: type) -> bool:
+    """Every item is of one of these exact types (a list of a state written by hand or by an old version is not)."""
+    return type(items) is list and set(map(type, items)) <= set(types)
