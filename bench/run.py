@@ -17,7 +17,7 @@ from bench.common import REPO, git_revision, start_backends, start_fleet
 from bench.stack import bench_environment
 from collectors.snmptypes import SnmpTarget
 
-SCENARIOS = ("s1", "s2", "s3", "s4", "s5", "s6")
+SCENARIOS = ("s1", "s2", "s3", "s4", "s5", "s6", "s7")
 
 
 def telegraf_binary() -> str | None:
@@ -75,7 +75,7 @@ def main() -> int:
             target = SnmpTarget("127.0.0.1", port, community=name, timeout=5.0, retries=1, max_repetitions=25)
             save("s1", s1_varbind.run(target, telegraf_binary(), work))
         env = None
-        if wanted & {"s2", "s4", "s5", "s6"}:
+        if wanted & {"s2", "s4", "s5", "s6", "s7"}:
             from bench import stack
 
             env = stack.configure(work / "django", redis_url, influx)
@@ -85,7 +85,11 @@ def main() -> int:
             figures = s2_fleet.run(fleet, sizes=sizes, engines=("fast", "pysnmp"))
             figures["product"] = s2_fleet.run_product(fleet, sizes=sizes)
             save("s2", figures)
-        if env is not None and wanted & {"s4", "s5", "s6"}:
+        if env is not None and wanted & {"s4", "s5", "s6", "s7"}:
+            if "s7" in wanted:
+                from bench import s7_worker_scale
+
+                save("s7", s7_worker_scale.run(env, influx, fleet, work))
             if "s4" in wanted:
                 from bench import s4_freshness
 

@@ -12,8 +12,9 @@ from collectors.snmptypes import SnmpTarget
 
 
 def useful_varbinds(outcomes) -> int:
-    """sysUpTime plus, per port, name, alias, speed, status, two octet counters and any other counters read."""
-    return sum(1 + sum(6 + len(p.counters) for p in o.result.ports) for o in outcomes if o.result is not None)
+    """sysUpTime plus, per port, status, two octet counters and the other counters read every poll (names,
+    aliases and speeds are read again only when they may have changed, so they are not counted)."""
+    return sum(1 + sum(3 + len(p.counters) for p in o.result.ports) for o in outcomes if o.result is not None)
 
 
 async def rounds(jobs: list[BatchJob], engine: str, count: int, concurrency: int) -> list[dict]:

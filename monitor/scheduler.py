@@ -50,9 +50,15 @@ class aligned_every(schedules.BaseSchedule):
         return self.__class__, (self.interval, self.phase)
 
 
+SLOTS_PER_INTERVAL = 12
+
+
 def device_phase(device_id: int, interval: int) -> int:
-    """Spread devices over the interval so they are not all polled in the same second."""
-    return zlib.crc32(str(device_id).encode()) % max(interval, 1)
+    """Spread devices over the interval, in at most 12 slots (every 5 s of a minute): not all polled in the
+    same second, yet many per slot, so one task carries many devices and its cost is shared among them."""
+    interval = max(interval, 1)
+    slot = max(1, interval // SLOTS_PER_INTERVAL)
+    return zlib.crc32(str(device_id).encode()) % interval // slot * slot
 
 
 def batches(rows, size: int) -> list[tuple[str, int, int, list[int]]]:

@@ -9,7 +9,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from monitor.alerts import delivery, engine, scopes
+from monitor.alerts import engine, scopes
 from monitor.alerts.models import AlertState, Event, Rule
 from monitor.alerts.rules import METRICS, comparable, observe
 from monitor.signals import PollEvent
@@ -19,8 +19,8 @@ log = logging.getLogger(__name__)
 
 def on_polls_finished(sender, polls: list[PollEvent], **kwargs) -> None:
     """polls_finished receiver: evaluate, then ask a worker to send what was queued."""
-    # Also kick when older mails are due: a lost kick or follow-up is made up by the next batch.
-    if evaluate_many(polls) or delivery.due(limit=1):
+    # Retries and a lost kick are made up by beat's alerts-send-pending (every ALERTS_SEND_INTERVAL_S).
+    if evaluate_many(polls):
         transaction.on_commit(_kick_sender)
 
 
