@@ -1,9 +1,11 @@
-"""A UDP proxy on loopback that answers late: an agent 800 ms away, for the fault-isolation scenario."""
+"""A UDP proxy on loopback that answers late (an agent 800 ms away, for the fault-isolation scenario), and can
+hand every request with its answer to a recorder (bench/replayagent.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Callable
 
 from monitor.devstack.processes import free_udp_port
 
@@ -13,6 +15,8 @@ class _Upstream(asyncio.DatagramProtocol):
         self.proxy, self.client = proxy, client
 
     def datagram_received(self, data: bytes, addr: tuple) -> None:
+        if self.proxy.on_answer is not None:
+            self.proxy.on_answer(data)
         self.proxy.loop.call_later(self.proxy.delay, self.proxy.listener.sendto, data, self.client)
 
 
@@ -21,14 +25,23 @@ class _Listener(asyncio.DatagramProtocol):
         self.proxy = proxy
 
     def datagram_received(self, data: bytes, addr: tuple) -> None:
+        if self.proxy.on_request is not None:
+            self.proxy.on_request(data)
         self.proxy.loop.create_task(self.proxy.forward(data, addr))
 
 
 class DelayProxy:
     """Forwards datagrams to 127.0.0.1:upstream and sends every answer back `delay` seconds later."""
 
-    def __init__(self, upstream: int, delay: float = 0.8):
+    def __init__(
+        self,
+        upstream: int,
+        delay: float = 0.8,
+        on_request: Callable[[bytes], None] | None = None,
+        on_answer: Callable[[bytes], None] | None = None,
+    ):
         self.upstream, self.delay, self.port = upstream, delay, free_udp_port()
+        self.on_request, self.on_answer = on_request, on_answer
         self.loop = asyncio.new_event_loop()
         self.listener = None
         self._clients: dict[tuple, asyncio.DatagramTransport] = {}

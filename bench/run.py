@@ -60,7 +60,7 @@ def main() -> int:
         print(f"{name}: {json.dumps(value)}", flush=True)
 
     redis, influxd, influx, redis_url = start_backends(work / "run")
-    fleet = None
+    fleet = replay = None
     try:
         if "s3" in wanted:
             from bench import s3_ingest
@@ -79,17 +79,19 @@ def main() -> int:
             from bench import stack
 
             env = stack.configure(work / "django", redis_url, influx)
+        if wanted & {"s2", "s7"}:
+            replay = replay_agent(fleet, work)
         if "s2" in wanted:
             from bench import s2_fleet
 
-            figures = s2_fleet.run(fleet, sizes=sizes, engines=("fast", "pysnmp"))
-            figures["product"] = s2_fleet.run_product(fleet, sizes=sizes)
+            figures = s2_fleet.run(fleet, sizes=sizes, engines=("fast", "pysnmp"), replay=replay)
+            figures["product"] = s2_fleet.run_product(fleet, sizes=sizes, replay=replay)
             save("s2", figures)
         if env is not None and wanted & {"s4", "s5", "s6", "s7"}:
             if "s7" in wanted:
                 from bench import s7_worker_scale
 
-                save("s7", s7_worker_scale.run(env, influx, fleet, work))
+                save("s7", s7_worker_scale.run(env, influx, fleet, work, replay))
             if "s4" in wanted:
                 from bench import s4_freshness
 
@@ -103,6 +105,8 @@ def main() -> int:
 
                 save("s5", s5_graphs.run(influx, work))
     finally:
+        if replay is not None:
+            replay.stop()
         if fleet is not None:
             fleet.stop()
         influxd.stop()
@@ -110,6 +114,16 @@ def main() -> int:
     (REPO / "docs" / "performance.md").write_text(report.render(results))
     print("wrote docs/performance.md")
     return 0
+
+
+def replay_agent(fleet, work: Path):
+    """Record one snmpsim switch's answers (discovery and polls) and start the agent that replays them at once."""
+    from bench.replayagent import ReplayAgent, record
+    from collectors.profiles import BUILTIN_DIR, load_profiles
+
+    profiles = load_profiles([BUILTIN_DIR])
+    port, community = fleet.devices[0]
+    return ReplayAgent(record(port, community, profiles["dell-powerconnect-62xx"], profiles), work / "replay")
 
 
 def _cpu_model() -> str:

@@ -47,13 +47,18 @@ def run(
         for proxy in proxies:
             proxy.stop()
     times = stack.sample_times(influx, "system", "uptime_s", started, stopped)
-    delays, missed, expected = [], 0, 0
+    polled = stack.field_values(influx, "poller", "tick", started - interval, stopped + 2 * interval)
+    skipped = stack.field_values(influx, "poller", "skipped_tick", started - interval, stopped + 2 * interval)
+    delays, missed, expected = [], [], 0
     for key, pk in healthy.items():
         first = stack.tick_of(pk, interval, started) + interval
-        ticks = list(range(first, int(stopped) - interval, interval))  # ticks whose poll had time to finish
-        got = [at for at in times.get(key, []) if first <= at < ticks[-1] + interval] if ticks else []
+        ticks = range(first, int(stopped) - interval, interval)  # ticks whose poll had time to finish
         expected += len(ticks)
-        missed += max(0, len(ticks) - len(got))  # one sample per tick: fewer samples than ticks is a miss
+        done = {int(t) for t in polled.get(key, [])}  # the poller records the tick of every good poll
+        for tick in ticks:
+            if tick not in done:
+                why = "skipped (overrun)" if tick in {int(t) for t in skipped.get(key, [])} else "no good poll"
+                missed.append(f"device {pk} tick {tick}: {why}")
         delays += [at - stack.tick_of(pk, interval, at) for at in times.get(key, [])]
     late_keys = {str(row.pk) for row in rows[healthy_n : healthy_n + late_n]}
     return {
@@ -64,7 +69,8 @@ def run(
         "seconds": seconds,
         "worker_concurrency": concurrency,
         "healthy_expected": expected,
-        "healthy_missed": missed,
+        "healthy_missed": len(missed),
+        "missed_detail": missed[:10],
         "healthy_start_p50_s": percentile(delays, 50),
         "healthy_start_p95_s": percentile(delays, 95),
         "healthy_start_max_s": max(delays) if delays else float("nan"),

@@ -1,4 +1,4 @@
-"""Scenario 7: the whole Celery path at fleet scale: worker CPU per device-poll with 1,000 switches on beat."""
+"""Scenario 7: the whole Celery path at fleet scale: worker CPU per device-poll, against snmpsim and a busy agent."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from pathlib import Path
 
 from bench import stack
 from bench.common import Fleet, cpu_tree, rss_mb
+from bench.replayagent import ReplayAgent
 
 
 def _wait_for_first_polls(count: int, deadline: float) -> None:
@@ -20,31 +21,38 @@ def _wait_for_first_polls(count: int, deadline: float) -> None:
 
 
 def run(
+    env: dict[str, str], influx, fleet: Fleet, work: Path, replay: ReplayAgent | None = None, processes: int = 8
+) -> dict:
+    """The worker against 300 snmpsim switches and, with `replay`, against 2,000 switches of the replaying agent
+    (bench/replayagent.py: answers at once, so the worker is busy rather than waiting on the simulator)."""
+    runs = {"snmpsim": one_fleet(env, influx, [("127.0.0.1", p, n) for p, n in fleet.devices[:300]], work, processes)}
+    if replay is not None:
+        devices = [("127.0.0.1", replay.port, f"r{n}") for n in range(2000)]
+        runs["replay"] = one_fleet(env, influx, devices, work, processes)
+    return runs
+
+
+def one_fleet(
     env: dict[str, str],
     influx,
-    fleet: Fleet,
+    devices: list[tuple[str, int, str]],
     work: Path,
-    devices: int = 300,
+    processes: int,
     interval: int = 60,
     seconds: float = 120.0,
-    processes: int = 8,
 ) -> dict:
     """`devices` switches on one worker (prefork, `processes` processes) and beat, as deployed.
 
     Once every device has had its first poll, and one interval more, the worker's CPU (main process and pool) over
-    `seconds` is divided by the polls it made in that time (its `poller` points, good or failed). The
-    simulator answers about 1,800 switch polls a minute on an idle machine, one request at a time per
-    process, so a burst of devices due together queues: the fleet is a sixth of that, a figure for the
-    poller rather than for a simulator starved of CPU.
+    `seconds` is divided by the polls it made in that time (its `poller` points, good or failed).
     """
     stack.clear_devices()
-    chosen = fleet.devices[:devices]
-    stack.add_switches([("127.0.0.1", port, name) for port, name in chosen], interval, timeout_s=10.0)
+    stack.add_switches(devices, interval, timeout_s=10.0)
     log = work / "log"
     worker = stack.celery("worker", env, log, "-c", str(processes), "-n", "bench-scale@%h")
     beat = stack.celery("beat", env, log, "-s", str(work / "beat-scale"))
     try:
-        _wait_for_first_polls(len(chosen), deadline=time.time() + 10 * interval)
+        _wait_for_first_polls(len(devices), deadline=time.time() + 10 * interval)
         time.sleep(interval)  # the start-up wave (discovery of every device at once) is over: steady state
         started, cpu0 = time.time(), cpu_tree(worker.popen.pid)
         time.sleep(seconds)
@@ -55,7 +63,7 @@ def run(
         worker.stop()
     polls = sum(len(v) for v in stack.sample_times(influx, "poller", "ok", started, stopped).values())
     good = sum(len(v) for v in stack.sample_times(influx, "poller", "duration_s", started, stopped).values())
-    expected = len(chosen) * seconds / interval
+    expected = len(devices) * seconds / interval
     from collections import Counter
 
     from monitor.models import Device
@@ -63,7 +71,7 @@ def run(
     errors = Counter(Device.objects.exclude(last_error="").values_list("last_error", flat=True)).most_common(3)
     stack.clear_devices()
     return {
-        "devices": len(chosen),
+        "devices": len(devices),
         "processes": processes,
         "polls_ok": good,
         "interval_s": interval,

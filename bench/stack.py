@@ -136,6 +136,21 @@ def sample_times(
     return times
 
 
+def field_values(
+    influx: InfluxSetup, measurement: str, field: str, start: float, stop: float
+) -> dict[str, list[float]]:
+    """Values of one field per device between start and stop (for the poller's `tick` and `skipped_tick`)."""
+    flux = (
+        f'from(bucket:"{influx.bucket}") |> range(start:{int(start)}, stop:{int(stop) + 1})'
+        f' |> filter(fn:(r) => r._measurement == "{measurement}" and r._field == "{field}")'
+        ' |> keep(columns:["_value","device"])'
+    )
+    values: dict[str, list[float]] = {}
+    for row in flux_rows(influx, flux):
+        values.setdefault(row["device"], []).append(float(row["_value"]))
+    return values
+
+
 def tick_of(device_id: int, interval: int, at: float) -> int:
     """The scheduled tick a sample taken at `at` belongs to."""
     from monitor.scheduler import aligned_every, device_phase

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from collectors.snmptypes import END_OF_MIB, MISSING, Oid, SnmpValue
 
 GET, GETNEXT, RESPONSE, GETBULK = 0xA0, 0xA1, 0xA2, 0xA5
@@ -157,8 +159,9 @@ def message_version(data: bytes) -> int:
     return int.from_bytes(data[start:stop], "big", signed=True)
 
 
-def response_header(data: bytes) -> tuple[int, bytes, int]:
-    """(version, community, request id) of a response, read without decoding the varbinds (raises BerError)."""
+def response_header(data: bytes) -> tuple[int, bytes, int, int, int]:
+    """(version, community, request id, where the error status starts, where the PDU ends) of a response, read
+    without decoding the varbinds (raises BerError)."""
     tag, pos, end = _header(data, 0, len(data))
     if tag != 0x30:
         raise BerError("not a SEQUENCE")
@@ -176,84 +179,64 @@ def response_header(data: bytes) -> tuple[int, bytes, int]:
     tag, start, stop = _header(data, pos, end)
     if tag != 0x02:
         raise BerError("bad request id")
-    return version, community, int.from_bytes(data[start:stop], "big", signed=True)
+    return version, community, int.from_bytes(data[start:stop], "big", signed=True), stop, end
 
 
-def decode_response(data: bytes) -> tuple[int, int, int, list[tuple[Oid, SnmpValue]]]:
-    """(request id, error status, error index, varbinds) of a Response-PDU; raises BerError when malformed."""
-    try:
-        tag, pos, end = _header(data, 0, len(data))
-        for _ in range(2):
-            _, _, pos = _header(data, pos, end)
-        tag, pos, end = _header(data, pos, end)
-        if tag != RESPONSE:
-            raise BerError("not a Response-PDU")
-        numbers = []
-        for _ in range(3):
-            tag, start, pos = _header(data, pos, end)
-            if tag != 0x02:
-                raise BerError("bad PDU header")
-            numbers.append(int.from_bytes(data[start:pos], "big", signed=True))
-        tag, pos, end = _header(data, pos, end)
-        if tag != 0x30:
-            raise BerError("bad varbind list")
-        return numbers[0], numbers[1], numbers[2], _varbinds(data, pos, end)
-    except (IndexError, ValueError) as exc:
-        raise BerError(str(exc) or "malformed") from None
+def response_body(data: bytes, pos: int, end: int) -> tuple[int, int, int, int]:
+    """(error status, error index, start and end of the varbind list) of a Response-PDU, from after its request id."""
+    numbers = []
+    for _ in range(2):
+        tag, start, pos = _header(data, pos, end)
+        if tag != 0x02:
+            raise BerError("bad PDU header")
+        numbers.append(int.from_bytes(data[start:pos], "big", signed=True))
+    tag, start, stop = _header(data, pos, end)
+    if tag != 0x30:
+        raise BerError("bad varbind list")
+    return numbers[0], numbers[1], start, stop
 
 
 _oids: dict[bytes, Oid] = {}
 _values: dict[tuple[int, bytes], SnmpValue] = {}
-_new = tuple.__new__  # SnmpValue is a NamedTuple: build it without the keyword-handling __new__
-_COUNTERS = {0x41: "counter32", 0x46: "counter64"}
+new_value = partial(tuple.__new__, SnmpValue)  # SnmpValue((kind, value)) without NamedTuple's keyword __new__
+COUNTERS = {0x41: "counter32", 0x46: "counter64"}
+COUNTER_MAX = _UNSIGNED_MAX
 
 
-def _varbinds(data: bytes, pos: int, end: int) -> list[tuple[Oid, SnmpValue]]:
-    """The varbind list: short-form lengths decoded inline, OIDs and non-counter values cached across polls."""
+def decode_varbinds(data: bytes, pos: int, end: int) -> list[tuple[Oid, SnmpValue]]:
+    """A varbind list as (OID, value) pairs (GET answers; walks decode into their tables: collectors.berwalk)."""
     out = []
-    append = out.append
-    oids, values, counters, limits = _oids, _values, _COUNTERS, _UNSIGNED_MAX
     while pos < end:
-        size, olen = data[pos + 1], data[pos + 3]
-        if data[pos] != 0x30 or data[pos + 2] != 0x06 or size & 0x80 or olen & 0x80:
-            tag, start, stop = _header(data, pos, end)  # long forms: the general path
-            otag, ostart, ostop = _header(data, start, stop)
-            vtag, vstart, vstop = _header(data, ostop, stop)
-            if tag != 0x30 or otag != 0x06 or vstop != stop:
-                raise BerError("bad varbind")
-        else:
-            stop = pos + 2 + size
-            ostart, ostop = pos + 4, pos + 4 + olen
-            vtag, vlen = data[ostop], data[ostop + 1]
-            vstart = ostop + 2
-            vstop = vstart + vlen
-            if vlen & 0x80 or vstop != stop or stop > end:
-                tag, start, stop = _header(data, pos, end)
-                vtag, vstart, vstop = _header(data, ostop, stop)
-                if vstop != stop:
-                    raise BerError("bad varbind")
+        tag, start, stop = _header(data, pos, end)
+        otag, ostart, ostop = _header(data, start, stop)
+        vtag, vstart, vstop = _header(data, ostop, stop)
+        if tag != 0x30 or otag != 0x06 or vstop != stop:
+            raise BerError("bad varbind")
         raw_oid = data[ostart:ostop]
-        oid = oids.get(raw_oid)
+        oid = _oids.get(raw_oid)
         if oid is None:
             oid = decode_oid(raw_oid)
-            if len(oids) > 50_000:
-                oids.clear()
-            oids[raw_oid] = oid
-        raw = data[vstart:vstop]
-        kind = counters.get(vtag)
-        if kind is not None:
-            number = int.from_bytes(raw, "big")
-            value = _new(SnmpValue, (kind, number))
-            if number > limits[vtag]:
-                raise BerError(f"{kind} value out of range")
-        else:
-            key = (vtag, raw)
-            value = values.get(key)
-            if value is None:
-                value = _value(vtag, raw)
-                if len(values) > 50_000:
-                    values.clear()
-                values[key] = value
-        append((oid, value))
+            if len(_oids) > 50_000:
+                _oids.clear()
+            _oids[raw_oid] = oid
+        out.append((oid, value_of(vtag, data[vstart:vstop])))
         pos = stop
     return out
+
+
+def value_of(tag: int, raw: bytes) -> SnmpValue:
+    """A value from its tag and contents: counters built directly, every other value cached across polls."""
+    kind = COUNTERS.get(tag)
+    if kind is not None:
+        number = int.from_bytes(raw, "big")
+        if number > COUNTER_MAX[tag]:
+            raise BerError(f"{kind} value out of range")
+        return new_value((kind, number))
+    key = (tag, raw)
+    value = _values.get(key)
+    if value is None:
+        value = _value(tag, raw)
+        if len(_values) > 50_000:
+            _values.clear()
+        _values[key] = value
+    return value

@@ -9,7 +9,7 @@ import itertools
 import random
 import socket
 import time
-from typing import Any
+from typing import Any, NamedTuple
 
 from collectors.ber import (
     END_OF_MIB,
@@ -18,10 +18,12 @@ from collectors.ber import (
     GETBULK,
     GETNEXT,
     BerError,
-    decode_response,
+    decode_varbinds,
     encode_request,
+    response_body,
     response_header,
 )
+from collectors.berwalk import absorb_varbinds
 from collectors.snmptypes import (
     MALFORMED_TEXT,
     MISSING,
@@ -40,6 +42,17 @@ RECEIVE_BUFFER = 4 * 1024 * 1024
 _ids = itertools.count(random.randrange(1, 2**30))
 
 
+class _Answer(NamedTuple):
+    """An agent's answer: error status and index, the message, where its varbinds start and end, when it came."""
+
+    status: int
+    index: int
+    data: bytes
+    start: int
+    stop: int
+    arrived: float
+
+
 class _Pending:
     """One request in flight: its future, where it went, and its retry timer."""
 
@@ -47,7 +60,7 @@ class _Pending:
 
     def __init__(self, dispatcher: _Dispatcher, addr: tuple, message: bytes, tries: int, timeout: float, expect: tuple):
         self.dispatcher = dispatcher
-        self.future: asyncio.Future[bytes] = dispatcher.loop.create_future()
+        self.future: asyncio.Future[tuple[bytes, int, int, float]] = dispatcher.loop.create_future()
         self.addr, self.message, self.tries_left, self.timeout = addr, message, tries, timeout
         self.expect = expect  # (version, community) the answer must carry
         self.timer: asyncio.TimerHandle | None = None
@@ -80,9 +93,10 @@ class _Dispatcher(asyncio.DatagramProtocol):
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RECEIVE_BUFFER)
 
     def datagram_received(self, data: bytes, addr: tuple) -> None:
+        arrived = time.time()  # when the agent's answer came, before any waiting in this process's event loop
         try:
-            version, community, request_id = response_header(data)
-        except BerError:
+            version, community, request_id, pos, end = response_header(data)
+        except (BerError, IndexError):
             for entry in list(self.pending.values()):  # cannot tell which request: fail those sent to this agent
                 if entry.addr[:2] == addr[:2] and not entry.future.done():
                     entry.future.set_exception(SnmpError(MALFORMED_TEXT))
@@ -91,7 +105,7 @@ class _Dispatcher(asyncio.DatagramProtocol):
         if entry is None or entry.addr[:2] != addr[:2] or entry.future.done():
             return  # a wrong request id or a stranger's packet is ignored
         if entry.expect == (version, community):  # another version or community is ignored too (as pysnmp does)
-            entry.future.set_result(data)
+            entry.future.set_result((data, pos, end, arrived))
 
     def error_received(self, exc: Exception) -> None:
         """ICMP errors on an unconnected socket cannot be attributed: the retry timer handles them."""
@@ -149,7 +163,8 @@ class FastSession:
             self._family, self._addr = infos[0]
         return self._addr
 
-    async def _request(self, pdu: int, a: int, b: int, oids: list[Oid]) -> tuple[int, int, list]:
+    async def _request(self, pdu: int, a: int, b: int, oids: list[Oid]) -> _Answer:
+        """Send one request and wait for its answer."""
         addr = await self._address()
         dispatcher = await _dispatcher(self._family)
         request_id = next(_ids) & 0x7FFFFFFF
@@ -161,16 +176,16 @@ class FastSession:
         self.requests += 1
         try:
             entry.send()
-            data = await entry.future
+            data, pos, end, arrived = await entry.future
         finally:
             del dispatcher.pending[request_id]
             if entry.timer is not None:
                 entry.timer.cancel()
         try:
-            _, status, index, varbinds = decode_response(data)
-        except BerError:
+            status, index, start, stop = response_body(data, pos, end)
+        except (BerError, IndexError):
             raise SnmpError(MALFORMED_TEXT) from None
-        return status, index, varbinds
+        return _Answer(status, index, data, start, stop, arrived)
 
     def _status_error(self, status: int, index: int, oids: list[Oid]) -> SnmpError:
         name = ERROR_NAMES[status] if 0 <= status < len(ERROR_NAMES) else f"error {status}"
@@ -183,12 +198,16 @@ class FastSession:
         pending = [(text, parse_oid(text)) for text in oids]
         while pending:
             asked = [oid for _, oid in pending]
-            status, index, varbinds = await self._request(GET, 0, 0, asked)
+            status, index, data, start, stop, _ = await self._request(GET, 0, 0, asked)
             if status == 2 and 0 < index <= len(pending):  # SNMPv1 noSuchName: drop it and ask again
                 pending.pop(index - 1)
                 continue
             if status:
                 raise self._status_error(status, index, asked)
+            try:
+                varbinds = decode_varbinds(data, start, stop)
+            except (BerError, IndexError):
+                raise SnmpError(MALFORMED_TEXT) from None
             for (text, _), (_, value) in zip(pending, varbinds, strict=False):
                 result[text] = MISSING if value is END_OF_MIB else value
             break
@@ -208,11 +227,11 @@ class FastSession:
         walk = ColumnWalk(columns, max_rows, expected_rows, timed=times or ())
         while walk.active:
             asked = walk.asked()
-            sent = time.time()
             if self._version == 0:
-                status, index, answers = await self._request(GETNEXT, 0, 0, asked)
+                status, index, data, start, stop, arrived = await self._request(GETNEXT, 0, 0, asked)
             else:
-                status, index, answers = await self._request(GETBULK, 0, walk.repetitions(self._repetitions), asked)
+                repetitions = walk.repetitions(self._repetitions)
+                status, index, data, start, stop, arrived = await self._request(GETBULK, 0, repetitions, asked)
             if status == 1 and self._version and self._repetitions > 1:  # tooBig: ask for fewer rows
                 self._repetitions //= 2
                 continue
@@ -221,9 +240,11 @@ class FastSession:
                 continue
             if status:
                 raise self._status_error(status, index, asked)
-            if not answers:
-                break
-            walk.absorb(answers, (sent + time.time()) / 2)
+            try:
+                if not absorb_varbinds(walk, data, start, stop, arrived):
+                    break
+            except (BerError, IndexError):
+                raise SnmpError(MALFORMED_TEXT) from None
         if times is not None:
             times.update(walk.read_times())
         return walk.result()

@@ -7,7 +7,7 @@ import enum
 import logging
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from influxdb_client import InfluxDBClient, WritePrecision
@@ -18,6 +18,14 @@ from collectors.procs import gone
 from collectors.samples import Sample
 
 log = logging.getLogger(__name__)
+
+
+def _oldest(lines: list[str], path: Path) -> float:
+    """The oldest sample time of spooled lines (epoch seconds; ms timestamps end every line), else when spooled."""
+    try:
+        return min(int(line.rsplit(" ", 1)[1]) for line in lines) / 1000
+    except (ValueError, IndexError):
+        return int(path.name.split("-", 1)[0]) / 1e9
 
 
 class InfluxWriteError(Exception):
@@ -69,7 +77,9 @@ class InfluxWriter:
         *,
         timeout_ms: int = 10000,
         spool_max_bytes: int = 512 * 1024 * 1024,
+        on_replayed: Callable[[float], None] | None = None,
     ):
+        self.on_replayed = on_replayed  # told the oldest sample time of each replayed file (rollups redo from it)
         self.org = org
         self.bucket = bucket
         self.spool_dir = Path(spool_dir)
@@ -166,6 +176,9 @@ class InfluxWriter:
                     claimed.rename(path)
                     break
                 self._reject(lines, exc)  # a file InfluxDB will never take must not hold up the ones behind it
+            else:
+                if self.on_replayed is not None:
+                    self.on_replayed(_oldest(lines, path))
             claimed.unlink()
             sent += 1
         return sent

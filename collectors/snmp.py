@@ -25,7 +25,7 @@ from pysnmp.hlapi.v3arch.asyncio import (
 from pysnmp.hlapi.v3arch.asyncio import auth as _auth
 from pysnmp.proto import rfc1902, rfc1905
 
-from collectors.ber import BerError, decode_response, message_version
+from collectors.ber import BerError, decode_varbinds, message_version, response_body, response_header
 from collectors.snmptypes import (
     END_OF_MIB,
     MALFORMED_TEXT,
@@ -178,6 +178,7 @@ class SnmpSession:
     ) -> dict[str, dict[Oid, SnmpValue]]:
         """Walk table columns side by side with GETBULK (GETNEXT on v1); rows keyed by index suffix."""
         walk = ColumnWalk(columns, max_rows, expected_rows, timed=times or ())
+        community = self.target.community.encode()
         while walk.active:
             sent = time.time()
             try:
@@ -195,11 +196,19 @@ class SnmpSession:
             end = rfc1905.EndOfMibView
             walk.absorb(
                 [(oid, END_OF_MIB if isinstance(value, end) else decode(value)) for oid, value in answers],
-                (sent + time.time()) / 2,
+                self._answered_at(sent, community),
             )
         if times is not None:
             times.update(walk.read_times())
         return walk.result()
+
+    def _answered_at(self, sent: float, community: bytes) -> float:
+        """When the agent's answer came (taken as the datagram arrived, before pysnmp decoded it), so a busy
+        process times a counter as exactly as an idle one; v3 answers: the request's midpoint."""
+        address = tuple(getattr(self._transport, "transport_address", ()))[:2]
+        arrived = self._engine()._monitor_arrivals.get((address, community))  # type: ignore[attr-defined]
+        now = time.time()
+        return arrived if arrived is not None and sent <= arrived <= now else (sent + now) / 2
 
 
 def _guard_receive(engine: SnmpEngine) -> None:
@@ -213,13 +222,22 @@ def _guard_receive(engine: SnmpEngine) -> None:
     dispatcher = engine.message_dispatcher
     receive = dispatcher.receive_message
     malformed: dict[tuple, float] = {}
+    arrivals: dict[tuple, float] = {}  # (agent address, community) -> when its last answer came, for counter times
     engine._monitor_malformed = malformed  # type: ignore[attr-defined]
+    engine._monitor_arrivals = arrivals  # type: ignore[attr-defined]
 
     def receive_message(snmp_engine: Any, domain: Any, address: Any, message: bytes) -> Any:
+        arrived = time.time()
         sender = tuple(address)[:2]
         try:
-            if message_version(bytes(message)) != 3:  # SNMPv3 has its own layout, left to pysnmp
-                decode_response(bytes(message))
+            raw = bytes(message)
+            if message_version(raw) != 3:  # SNMPv3 has its own layout, left to pysnmp
+                _, community, _, pos, end = response_header(raw)
+                _, _, start, stop = response_body(raw, pos, end)
+                decode_varbinds(raw, start, stop)
+                if len(arrivals) > 10_000:
+                    arrivals.clear()
+                arrivals[(sender, community)] = arrived
             return receive(snmp_engine, domain, address, message)
         except Exception as exc:  # BerError, or whatever pysnmp raises on a reply it cannot parse
             if len(malformed) > 10_000:

@@ -103,14 +103,14 @@ class ColumnWalk:
         known = expected_rows if isinstance(expected_rows, dict) else dict.fromkeys(columns, expected_rows)
         self.expected = [known.get(column) for column in columns]
         self.roots = [parse_oid(column) for column in columns]
-        self.current = list(self.roots)
+        self.last: list[Oid] = [() for _ in columns]  # the index of the last row read in each column
         self.tables: list[dict[Oid, SnmpValue]] = [{} for _ in columns]
         self.active = list(range(len(columns)))
         wanted = set(timed)
         self.times: list[dict[Oid, float] | None] = [{} if column in wanted else None for column in columns]
 
     def asked(self) -> list[Oid]:
-        return [self.current[i] for i in self.active]
+        return [self.roots[i] + self.last[i] for i in self.active]
 
     def repetitions(self, most: int) -> int:
         """GETBULK max-repetitions for the next request: what is left of the tables whose size is known from
@@ -128,10 +128,10 @@ class ColumnWalk:
     def absorb(self, answers: list[tuple[Oid, SnmpValue]], at: float | None = None) -> None:
         """Take one response's (oid, value) varbinds, in request order, row after row; END_OF_MIB ends a column.
 
-        `at` is when the agent answered (the request's midpoint): kept per row for the `timed` columns, so a
+        `at` is when the agent's answer arrived: kept per row for the `timed` columns, so a
         counter's rate is timed by the response that carried it."""
         finished: set[int] = set()
-        active, roots, current, tables, times = self.active, self.roots, self.current, self.tables, self.times
+        active, roots, last, tables, times = self.active, self.roots, self.last, self.tables, self.times
         width = len(active)
         for offset, (oid, value) in enumerate(answers):
             column = active[offset % width]
@@ -142,20 +142,27 @@ class ColumnWalk:
             if value is END_OF_MIB or oid[:size] != root:
                 finished.add(column)
                 continue
-            if oid <= current[column]:
-                if value.missing and oid == current[column]:  # noSuchObject/noSuchInstance: column ended
+            index = oid[size:]
+            if index <= last[column]:
+                if value.missing and index == last[column]:  # noSuchObject/noSuchInstance: column ended
                     finished.add(column)
                     continue
-                raise SnmpError(f"agent returned OIDs out of order in {format_oid(root)} (looping table)")
-            current[column] = oid
+                raise self.looping(column)
+            last[column] = index
             table = tables[column]
-            index = oid[size:]
             table[index] = value
             if at is not None and times[column] is not None:
                 times[column][index] = at  # type: ignore[index]
             if len(table) > self.max_rows:
-                raise SnmpError(f"table {format_oid(root)} has more than {self.max_rows} rows; walk stopped")
+                raise self.too_long(column)
         self.active = [i for i in self.active if i not in finished]
+
+    def looping(self, column: int) -> SnmpError:
+        return SnmpError(f"agent returned OIDs out of order in {format_oid(self.roots[column])} (looping table)")
+
+    def too_long(self, column: int) -> SnmpError:
+        root = format_oid(self.roots[column])
+        return SnmpError(f"table {root} has more than {self.max_rows} rows; walk stopped")
 
     def read_times(self) -> dict[str, dict[Oid, float]]:
         """When each row of the timed columns was read."""

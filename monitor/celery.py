@@ -12,6 +12,15 @@ app.autodiscover_tasks(["monitor"])
 
 
 @signals.worker_init.connect
+@signals.worker_process_init.connect
+def tune_garbage_collector(**kwargs) -> None:
+    """Pollers make many short-lived objects: collect cycles rarely, never among what is loaded (each pool child)."""
+    from collectors.procs import tune_gc_for_polling
+
+    tune_gc_for_polling()
+
+
+@signals.worker_init.connect
 def refuse_broken_profiles(**kwargs) -> None:
     """Workers validate device profiles once at start, like the web server's system check."""
     from monitor.profiles import problems

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
@@ -14,6 +15,8 @@ from monitor import flux
 
 log = logging.getLogger(__name__)
 STATS = ("min", "mean", "max")
+LOOKBACK = timedelta(minutes=15)  # samples are written within seconds of their time; older ones are marked late
+LATE_KEY = "monitor:rollups:late"  # sorted set: oldest time of each batch of late samples (spool replays)
 
 
 @dataclass(frozen=True)
@@ -102,9 +105,17 @@ def rollup(client: InfluxDBClient, start: datetime, stop: datetime) -> None:
         client.query_api().query(flux.bind(rollup_script(source.step_s == 0), params, imports))
 
 
-def backfill(client: InfluxDBClient, start: datetime, stop: datetime, chunk: timedelta = timedelta(days=14)) -> int:
-    """Roll up a long past range in hour-aligned chunks (each one query per tier); returns the chunk count."""
-    cursor, count = _floor(start, 3600), 0
+def batch_client() -> InfluxDBClient:
+    """Rollups read hours to days of every series at once: they get MONITOR_ROLLUP_TIMEOUT_S, not a page's timeout."""
+    from monitor.queries import client
+
+    return client(timeout_ms=settings.MONITOR_ROLLUP_TIMEOUT_S * 1000)
+
+
+def backfill(client: InfluxDBClient, start: datetime, stop: datetime, chunk: timedelta = timedelta(days=1)) -> int:
+    """Roll up a range in chunks of at most `chunk` (one query per tier each; rollup() aligns each tier's windows,
+    so a window cut by a chunk's end is redone whole by the next); returns the chunk count."""
+    cursor, count = start, 0
     while cursor < stop:
         upper = min(cursor + chunk, stop)
         rollup(client, cursor, upper)
@@ -117,11 +128,29 @@ def _floor(moment: datetime, step_s: int) -> datetime:
     return datetime.fromtimestamp(epoch - epoch % step_s, timezone.utc)
 
 
+def mark_late(redis, oldest: float) -> None:
+    """Note that samples from `oldest` (epoch seconds) on were written late, so the next rollup run redoes them."""
+    try:
+        redis.zadd(LATE_KEY, {f"{oldest:.3f}:{uuid.uuid4().hex[:8]}": oldest})
+    except Exception as exc:  # Redis away: the late samples stay raw-only until a backfill; the write itself stood
+        log.warning("late samples from %s not marked for the rollups: %s", oldest, type(exc).__name__)
+
+
 @shared_task(name="monitor.rollups.rollup_recent", ignore_result=True)
-def rollup_recent() -> None:
-    """Every 5 minutes: re-roll the last two hours (late samples and the open windows included)."""
-    from monitor.queries import client
+def rollup_recent() -> int:
+    """Every 5 minutes: roll up the last 15 minutes, and from the oldest late sample on when some were written
+    late (a spool replayed after an InfluxDB outage); returns the chunks rolled up."""
+    from monitor import services
 
     now = datetime.now(timezone.utc)
-    ensure_buckets(client(), settings.INFLUXDB_ORG, include_raw=False)  # raw: by rollup_backfill, never here
-    rollup(client(), now - timedelta(hours=2), now)
+    client = batch_client()
+    ensure_buckets(client, settings.INFLUXDB_ORG, include_raw=False)  # raw: by rollup_backfill, never here
+    redis = services.redis_client()
+    marks = redis.zrange(LATE_KEY, 0, -1, withscores=True)
+    start = now - LOOKBACK
+    if marks:
+        start = min(start, datetime.fromtimestamp(min(score for _, score in marks), timezone.utc))
+    chunks = backfill(client, start, now)
+    if marks:  # exactly the marks read: one added while this ran is kept for the next run
+        redis.zrem(LATE_KEY, *(member for member, _ in marks))
+    return chunks

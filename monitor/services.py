@@ -26,7 +26,15 @@ def influx_writer() -> InfluxWriter:
         settings.INFLUXDB_BUCKET,
         settings.VAR_DIR / "spool",
         timeout_ms=settings.INFLUXDB_TIMEOUT_MS,
+        on_replayed=_mark_late,
     )
+
+
+def _mark_late(oldest: float) -> None:
+    """Samples older than the rollup job's look-back reached InfluxDB (a spool replay): have it roll them up."""
+    from monitor import rollups
+
+    rollups.mark_late(redis_client(), oldest)
 
 
 def counter_store() -> CounterStore:

@@ -162,6 +162,7 @@ INFLUXDB_TOKEN = env("INFLUXDB_TOKEN", "")
 if not INFLUXDB_TOKEN and (VAR_DIR / "influxdb" / "token").exists():
     INFLUXDB_TOKEN = (VAR_DIR / "influxdb" / "token").read_text(encoding="utf-8").strip()
 INFLUXDB_TIMEOUT_MS = env_int("INFLUXDB_TIMEOUT_MS", 10000, minimum=100)
+MONITOR_ROLLUP_TIMEOUT_S = env_int("MONITOR_ROLLUP_TIMEOUT_S", 600, minimum=10, maximum=86400)
 # Downsampling tiers (days; 0 keeps forever): raw samples, then 5-minute and 1-hour min/mean/max rollups.
 MONITOR_RAW_RETENTION_DAYS = env_int("MONITOR_RAW_RETENTION_DAYS", 14, minimum=0)
 MONITOR_ROLLUP_5M_RETENTION_DAYS = env_int("MONITOR_ROLLUP_5M_RETENTION_DAYS", 366, minimum=0)

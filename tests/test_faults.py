@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from monitor import queries, services
+from monitor import queries, rollups, services
 from monitor.devstack import services as devstack
 from monitor.devstack.processes import free_port, free_udp_port
 from monitor.graphtemplates import TEMPLATES
@@ -68,6 +68,8 @@ def test_influxdb_outage_buffers_samples_and_replays_them_once(
         time.sleep(0.5)
         assert run_poll(device.pk) == "ok"
         assert services.influx_writer().spooled_bytes() == 0
+        late = services.redis_client().zrange(rollups.LATE_KEY, 0, 0, withscores=True)
+        assert late and late[0][1] <= time.time() - OUTAGE_POLLS * 0.5  # the rollups redo the outage
         points = raw_points(device, "1/g2")
         times = [t for t, _ in points]
         assert len(points) == OUTAGE_POLLS + 1  # every poll of the outage and the one after: none lost

@@ -116,3 +116,35 @@ def test_the_rollup_job_writes_min_mean_and_max_of_recent_samples(clean_backends
     assert found[("5m", "mean", window)] == sum(values) / 5
     hour = window - window % 3600
     assert found[("1h", "max", hour)] == 70.0 and found[("1h", "min", hour)] == 5.0
+
+
+def test_late_samples_are_rolled_up_once_marked_and_only_then(clean_backends):
+    """The job looks back 15 minutes; samples written late (a spool replay) are rolled up from their mark on."""
+    import time
+
+    from influxdb_client.client.write_api import SYNCHRONOUS
+
+    from monitor import services
+
+    now = int(time.time())
+    window = now - now % 300 - 3600  # an hour ago: outside the job's look-back
+    lines = [f"interface,device=778,port=r/2 in_bps={v} {window + 60 * i}" for i, v in enumerate((3.0, 9.0, 6.0))]
+    queries.client().write_api(write_options=SYNCHRONOUS).write(
+        bucket=settings.INFLUXDB_BUCKET, org=settings.INFLUXDB_ORG, record=lines, write_precision="s"
+    )
+
+    def rolled() -> dict:
+        bucket = f"{settings.INFLUXDB_BUCKET}_5m"
+        script = f'from(bucket: "{bucket}") |> range(start: -3h) |> filter(fn: (r) => r.device == "778")'
+        return {
+            (r.values["stat"], int(r.get_time().timestamp())): r.get_value()
+            for table in queries.client().query_api().query(script)
+            for r in table.records
+        }
+
+    assert rollups.rollup_recent() == 1
+    assert rolled() == {}  # an hour old and not marked: not the job's business
+    rollups.mark_late(services.redis_client(), window + 30.0)
+    assert rollups.rollup_recent() == 1
+    assert rolled() == {("min", window): 3.0, ("mean", window): 6.0, ("max", window): 9.0}
+    assert services.redis_client().zcard(rollups.LATE_KEY) == 0  # the mark is done with

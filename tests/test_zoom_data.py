@@ -74,7 +74,10 @@ def history(stack_env):
         lines.append(f"interface,device=902,port=n/a in_bps={a} {t}")
         lines.append(f"interface,device=902,port=n/b in_bps={b} {t}")
     write(lines)
-    assert rollups.backfill(queries.client(), NOW - timedelta(days=368), NOW + timedelta(minutes=5)) > 20
+    chunks = rollups.backfill(
+        rollups.batch_client(), NOW - timedelta(days=368), NOW + timedelta(minutes=5), timedelta(days=14)
+    )
+    assert chunks > 20
     yield noise
     settings.INFLUXDB_BUCKET = old_bucket
 

@@ -61,10 +61,31 @@ class SimDevice:
                 (f"{IFX_TABLE}.15.{i}", "66", str(p.speed_bps // 1_000_000)),
                 (f"{IFX_TABLE}.18.{i}", "4", p.alias),
             ]
+            # Errors, discards and packets, as a real switch serves them (a frame of 800 bytes on average).
+            in_pps, out_pps = p.in_rate / 800, p.out_rate / 800
+            rows += [
+                (f"{IF_TABLE}.{column}.{i}", "65:simdev", _counter(rate, p, 32, f"{p.name}-{key}"))
+                for column, rate, key in (
+                    (11, in_pps, "in-ucast32"),
+                    (13, 0.0, "in-discards"),
+                    (14, 0.01, "in-errors"),
+                    (17, out_pps, "out-ucast32"),
+                    (19, 0.0, "out-discards"),
+                    (20, 0.0, "out-errors"),
+                )
+            ]
+            rows += [
+                (f"{IFX_TABLE}.3.{i}", "65:simdev", _counter(1.0, p, 32, f"{p.name}-in-bcast32")),
+                (f"{IFX_TABLE}.5.{i}", "65:simdev", _counter(0.5, p, 32, f"{p.name}-out-bcast32")),
+            ]
             if p.hc:
                 rows += [
                     (f"{IFX_TABLE}.6.{i}", "70:simdev", _counter(p.in_rate, p, 64, f"{p.name}-in")),
+                    (f"{IFX_TABLE}.7.{i}", "70:simdev", _counter(in_pps, p, 64, f"{p.name}-in-ucast")),
+                    (f"{IFX_TABLE}.9.{i}", "70:simdev", _counter(1.0, p, 64, f"{p.name}-in-bcast")),
                     (f"{IFX_TABLE}.10.{i}", "70:simdev", _counter(p.out_rate, p, 64, f"{p.name}-out")),
+                    (f"{IFX_TABLE}.11.{i}", "70:simdev", _counter(out_pps, p, 64, f"{p.name}-out-ucast")),
+                    (f"{IFX_TABLE}.13.{i}", "70:simdev", _counter(0.5, p, 64, f"{p.name}-out-bcast")),
                 ]
         return rows + list(self.extra)
 

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from monitor import queries, rollups
+from monitor import rollups
 
 
 class Command(BaseCommand):
@@ -20,10 +20,11 @@ class Command(BaseCommand):
         if not 1 <= days <= 3660:
             raise CommandError("--days must be between 1 and 3660")
         now = datetime.now(timezone.utc)
-        rollups.ensure_buckets(queries.client(), settings.INFLUXDB_ORG, include_raw=False)
-        chunks = rollups.backfill(queries.client(), now - timedelta(days=days), now, timedelta(days=1))
+        client = rollups.batch_client()
+        rollups.ensure_buckets(client, settings.INFLUXDB_ORG, include_raw=False)
+        chunks = rollups.backfill(client, now - timedelta(days=days), now)
         # Only now, with the history rolled up, may the raw bucket start expiring samples.
-        rollups.ensure_buckets(queries.client(), settings.INFLUXDB_ORG)
+        rollups.ensure_buckets(client, settings.INFLUXDB_ORG)
         self.stdout.write(
             f"rolled up {days} days in {chunks} chunks into {', '.join(t.bucket for t in rollups.tiers()[1:])}"
         )

@@ -1,0 +1,125 @@
+"""Decode a GETBULK or GETNEXT answer straight into a table walk: the poll path's hottest loop.
+
+The rules are ColumnWalk.absorb's (a column ends at endOfMibView, outside its subtree, or at a noSuchObject
+echo of the asked OID; OIDs out of order are a looping table; a table has at most max_rows rows), applied
+to the BER bytes without building an (OID, value) pair per varbind first: a varbind is in its column when its
+encoded OID starts with the column's encoded OID, and its row index is the rest of the encoded OID.
+"""
+
+from __future__ import annotations
+
+from collectors.ber import COUNTER_MAX, COUNTERS, BerError, _header, encode_oid, new_value, value_of
+from collectors.snmptypes import ColumnWalk, Oid
+
+END_OF_MIB_VIEW = 0x82
+_prefixes: dict[Oid, bytes] = {}
+
+
+def _prefix(root: Oid) -> bytes:
+    """The contents of a column's encoded OID: every OID in its subtree is encoded starting with these bytes."""
+    found = _prefixes.get(root)
+    if found is None:
+        tlv = encode_oid(root)
+        found = tlv[2:] if tlv[1] < 0x80 else tlv[2 + (tlv[1] & 0x7F) :]
+        if len(_prefixes) < 10_000:
+            _prefixes[root] = found
+    return found
+
+
+_indexes: dict[bytes, Oid] = {}
+
+
+def _index(raw: bytes) -> Oid:
+    """A row index from the encoded sub-identifiers after the column's OID (cached: rows repeat every poll)."""
+    found = _indexes.get(raw)
+    if found is None:
+        found = _decode_index(raw)
+        if len(_indexes) > 50_000:
+            _indexes.clear()
+        _indexes[raw] = found
+    return found
+
+
+def _decode_index(raw: bytes) -> Oid:
+    if not raw or max(raw) < 0x80:  # every sub-identifier below 128: the common case
+        return tuple(raw)
+    parts: list[int] = []
+    n = 0
+    for byte in raw:
+        n = (n << 7) | (byte & 0x7F)
+        if not byte & 0x80:
+            parts.append(n)
+            n = 0
+    return tuple(parts)
+
+
+def absorb_varbinds(walk: ColumnWalk, data: bytes, pos: int, end: int, at: float | None) -> int:
+    """Put the varbinds of data[pos:end] into the walk's tables (in request order, row after row); returns how
+    many there were (0: the agent had nothing more). Raises BerError on malformed BER, SnmpError on a looping
+    or overlong table."""
+    active = walk.active
+    width = len(active)
+    if not width or pos >= end:
+        return 0
+    prefixes = [_prefix(walk.roots[column]) for column in active]
+    last, tables, times, max_rows = walk.last, walk.tables, walk.times, walk.max_rows
+    done = [False] * width
+    counters, limits, indexes = COUNTERS, COUNTER_MAX, _indexes
+    count = 0
+    while pos < end:
+        size, olen = data[pos + 1], data[pos + 3]
+        if data[pos] != 0x30 or data[pos + 2] != 0x06 or size & 0x80 or olen & 0x80:
+            tag, start, stop = _header(data, pos, end)  # long forms: the general path
+            otag, ostart, ostop = _header(data, start, stop)
+            vtag, vstart, vstop = _header(data, ostop, stop)
+            if tag != 0x30 or otag != 0x06 or vstop != stop:
+                raise BerError("bad varbind")
+        else:
+            stop = pos + 2 + size
+            ostart, ostop = pos + 4, pos + 4 + olen
+            vtag, vlen = data[ostop], data[ostop + 1]
+            vstart = ostop + 2
+            vstop = vstart + vlen
+            if vlen & 0x80 or vstop != stop or stop > end:
+                tag, start, stop = _header(data, pos, end)
+                vtag, vstart, vstop = _header(data, ostop, stop)
+                if vstop != stop:
+                    raise BerError("bad varbind")
+        if ostop <= ostart or data[ostop - 1] & 0x80:
+            raise BerError("empty or truncated OID")
+        kind = counters.get(vtag)  # every value is checked, also past a column's end, as decode_varbinds does
+        if kind is not None:
+            number = int.from_bytes(data[vstart:vstop], "big")
+            if number > limits[vtag]:
+                raise BerError(f"{kind} value out of range")
+            value = new_value((kind, number))
+        else:
+            value = value_of(vtag, data[vstart:vstop])
+        slot = count % width
+        count += 1
+        pos = stop
+        if done[slot]:
+            continue
+        prefix = prefixes[slot]
+        if vtag == END_OF_MIB_VIEW or not data.startswith(prefix, ostart, ostop):
+            done[slot] = True
+            continue
+        column = active[slot]
+        raw_index = data[ostart + len(prefix) : ostop]
+        index = indexes.get(raw_index) or _index(raw_index)
+        if index <= last[column]:
+            if value.kind == "missing" and index == last[column]:  # noSuchObject/noSuchInstance: column ended
+                done[slot] = True
+                continue
+            raise walk.looping(column)
+        last[column] = index
+        table = tables[column]
+        table[index] = value
+        if at is not None:
+            timed = times[column]
+            if timed is not None:
+                timed[index] = at
+        if len(table) > max_rows:
+            raise walk.too_long(column)
+    walk.active = [column for slot, column in enumerate(active) if not done[slot]]
+    return count
