@@ -60,6 +60,13 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
+def rss_children_mb(pid: int) -> float:
+    """The largest RSS among a process's live children (a Celery worker's pool processes)."""
+    children = Path(f"/proc/{pid}/task/{pid}/children")
+    pids = [int(child) for child in children.read_text().split()] if children.exists() else []
+    return max((rss_mb(child) for child in pids), default=0.0)
+
+
 def median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from bench.delayproxy import DelayProxy
 from collectors.batch import BatchJob, poll_many
-from collectors.ber import _header, _tlv
+from collectors.ber import encode_tlv, tlv_bounds
 from collectors.profiles import Profile
 from collectors.snmptypes import SnmpTarget
 from monitor.devstack.processes import Process, free_udp_port
@@ -30,11 +30,11 @@ from monitor.devstack.processes import Process, free_udp_port
 
 def _split(message: bytes) -> tuple[bytes, bytes, bytes, bytes]:
     """(version TLV, community, request id TLV, the rest of the PDU) of a v1/v2c message."""
-    _, pos, end = _header(message, 0, len(message))
-    _, _, version_end = _header(message, pos, end)
-    _, community_start, community_end = _header(message, version_end, end)
-    _, pdu_start, pdu_end = _header(message, community_end, end)
-    _, _, id_end = _header(message, pdu_start, pdu_end)
+    _, pos, end = tlv_bounds(message, 0, len(message))
+    _, _, version_end = tlv_bounds(message, pos, end)
+    _, community_start, community_end = tlv_bounds(message, version_end, end)
+    _, pdu_start, pdu_end = tlv_bounds(message, community_end, end)
+    _, _, id_end = tlv_bounds(message, pdu_start, pdu_end)
     return (
         message[pos:version_end],
         message[community_start:community_end],
@@ -117,7 +117,8 @@ def serve(pairs_file: Path, port: int) -> None:
             continue
         body = answers.get(rest)
         if body is not None:
-            sock.sendto(_tlv(0x30, version + _tlv(0x04, community) + _tlv(0xA2, request_id + body)), addr)
+            pdu = encode_tlv(0xA2, request_id + body)
+            sock.sendto(encode_tlv(0x30, version + encode_tlv(0x04, community) + pdu), addr)
 
 
 if __name__ == "__main__":

@@ -59,7 +59,10 @@ def s2(r: dict) -> str:
         "counters; measured rounds "
         "compute rates. The simulator is far slower than the poller, so wall-clock throughput is the simulator's; "
         "CPU per device-poll is the poller's own. pysnmp is measured up to 100 devices only (its CPU would take "
-        "minutes of the bench budget at 1,000).\n",
+        "minutes of the bench budget at 1,000). Rows marked `@replay` poll 1,000 switches of the replaying agent "
+        "(bench/replayagent.py: one snmpsim switch's answers to discovery and polls, recorded through a proxy, "
+        "replayed at once with the asking community and request id), so the poller is busy instead of waiting on the "
+        "simulator; its counters do not move, so every rate is 0, computed all the same.\n",
         "| engine:devices | rounds | CPU / device-poll (ms) | CPU / varbind (µs) | switches / min / core | "
         "switches / min wall (simulator-bound) | RSS of the poller (MB) | failed |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
@@ -151,7 +154,8 @@ def s5(r: dict) -> str:
 
     text = (
         "## 5. Graph API at one year\n\n"
-        f"Port 1/g1 has one year of {r['fine_step_s']}-second data; the other 47 ports one year at "
+        f"In a bucket of its own, port 1/g1 has one year of {r['fine_step_s']}-second data; the other 47 ports one "
+        "year at "
         f"{r['coarse_step_s']} s ({_f(r['field_values_loaded'])} field values, loaded in {_f(r['load_s'], 0)} s). "
         f"Django test client in process, `points=800`, {r['repeats']} repeats after a warm-up. The device page is "
         "its HTML plus the 48 series requests its graphs make, one after another.\n\n"
@@ -202,7 +206,7 @@ def s7(r: dict) -> str:
         "cores; against the replaying agent (bench/replayagent.py: snmpsim's own answers, recorded once and "
         "replayed at once) it is busy, as a worker polling a fleet big enough for the per-core target would be.\n",
         "| agents | switches | polls made (ok) / expected | worker CPU / poll (ms) | switches / min / core | "
-        "worker main RSS (MB) |",
+        "worker RSS: main / largest pool process (MB) |",
         "|---|---:|---:|---:|---:|---:|",
     ]
     labels = {"snmpsim": "snmpsim (waiting poller)", "replay": "replaying agent (busy poller)"}
@@ -210,19 +214,35 @@ def s7(r: dict) -> str:
         out.append(
             f"| {labels.get(key, key)} | {_f(v['devices'])} | {v['polls']} ({v.get('polls_ok')}) / "
             f"{_f(v['polls_expected'], 0)} | {_f(v['worker_cpu_per_poll_ms'], 2)} | "
-            f"{_f(v['switches_per_min_per_core'], 0)} | {_f(v['worker_main_rss_mb'])} |"
+            f"{_f(v['switches_per_min_per_core'], 0)} | {_f(v['worker_main_rss_mb'])} / "
+            f"{_f(v.get('worker_pool_rss_mb'))} |"
         )
     return "\n".join(out) + "\n" + _rerun("s7")
 
 
+def provenance(results: dict) -> str:
+    """When, where and by which command each scenario was measured (a partial re-run replaces its own only)."""
+    runs: dict[tuple, list[str]] = {}
+    for name, meta in sorted(results.get("runs", {}).items()):
+        key = tuple(meta.get(k) for k in ("date", "revision", "cpus", "cpu_model", "python", "command"))
+        runs.setdefault(key, []).append(name[1:])
+    lines = [
+        f"- scenario{'s' if len(names) > 1 else ''} {', '.join(names)}: {date} at revision {revision} on {cpus} "
+        f"cores ({model}), Python {python}, by `{command}`"
+        for (date, revision, cpus, model, python, command), names in runs.items()
+    ]
+    return (
+        "Measured on this machine (the machine was shared with other work: compare ratios within one table, measured "
+        "in the same run, not absolute times across runs; raw figures in var/bench/results.json):\n\n"
+        + "\n".join(lines)
+        + "\n"
+    )
+
+
 def render(results: dict) -> str:
-    meta = results.get("meta", {})
     parts = [
         "# Performance\n",
-        f"Measured {meta.get('date')} at revision {meta.get('revision')} on {meta.get('cpus')} cores "
-        f"({meta.get('cpu_model')}), Python {meta.get('python')}, by `{meta.get('command')}`. The machine was shared "
-        "with other work while it ran: compare ratios within one table (measured in the same run), not absolute "
-        "times across runs. Raw figures: var/bench/results.json.\n",
+        provenance(results),
         open_text(),
         summary(results),
     ]

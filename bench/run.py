@@ -45,17 +45,18 @@ def main() -> int:
     if args.render_only:
         (REPO / "docs" / "performance.md").write_text(report.render(results))
         return 0
-    results["meta"] = {
+    meta = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "revision": git_revision(),
         "cpus": os.cpu_count(),
         "cpu_model": _cpu_model(),
         "python": platform.python_version(),
-        "command": "make bench" + (f"  (bench/run.py --only {args.only})" if wanted != set(SCENARIOS) else ""),
+        "command": "make bench" if wanted == set(SCENARIOS) else f".venv/bin/python bench/run.py --only {args.only}",
     }
 
     def save(name: str, value: dict) -> None:
         results[name] = value
+        results.setdefault("runs", {})[name] = meta  # which run each scenario's figures come from
         results_file.write_text(json.dumps(results, indent=1))
         print(f"{name}: {json.dumps(value)}", flush=True)
 

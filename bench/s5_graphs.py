@@ -14,9 +14,9 @@ YEAR_S = 365 * 86400
 PORTS = 48
 
 
-def load(influx, work: Path, device_key: str, fine_step: int, coarse_step: int) -> int:
+def load(influx, work: Path, bucket: str, device_key: str, fine_step: int, coarse_step: int) -> int:
     """Port 1/g1 every `fine_step` s for a year; the other 47 ports every `coarse_step` s. Returns field values."""
-    writer = InfluxWriter(influx.url, influx.token, influx.org, influx.bucket, work / "spool-s5", timeout_ms=120_000)
+    writer = InfluxWriter(influx.url, influx.token, influx.org, bucket, work / "spool-s5", timeout_ms=120_000)
     end = int(time.time()) // 60 * 60
     values = 0
     for port, step in [(1, fine_step), *((p, coarse_step) for p in range(2, PORTS + 1))]:
@@ -62,8 +62,9 @@ def run(influx, work: Path, fine_step: int = 60, coarse_step: int = 900, repeats
         Graph.objects.create(device=device, template="traffic", instance=f"1/g{p}", title=f"1/g{p}", position=p)
         for p in range(1, PORTS + 1)
     ]
+    bucket = own_bucket()
     started = time.perf_counter()
-    values = load(influx, work, str(device.pk), fine_step, coarse_step)
+    values = load(influx, work, bucket, str(device.pk), fine_step, coarse_step)
     load_s = time.perf_counter() - started
     api = stack.client()
     result: dict = {
@@ -82,6 +83,23 @@ def run(influx, work: Path, fine_step: int = 60, coarse_step: int = 900, repeats
     result |= measure(api, device, graphs, repeats, "rollup_")
     result["rollup_failures"], result["rollup_failure_count"] = FAILURES[:5], len(FAILURES)
     return result
+
+
+def own_bucket(name: str = "bench_year") -> str:
+    """A bucket of its own for the year (no expiry), so the other scenarios' fleets are not in its queries;
+    this process's settings point at it (the series API and the rollups read INFLUXDB_BUCKET)."""
+    from django.conf import settings
+
+    from monitor import queries
+
+    api = queries.client().buckets_api()
+    for tier in (name, f"{name}_5m", f"{name}_1h"):
+        found = api.find_bucket_by_name(tier)
+        if found is not None:
+            api.delete_bucket(found)
+    api.create_bucket(bucket_name=name, org=settings.INFLUXDB_ORG)
+    settings.INFLUXDB_BUCKET = name
+    return name
 
 
 def with_rollups() -> int:

@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 from bench import stack
-from bench.common import Fleet, cpu_tree, rss_mb
+from bench.common import Fleet, cpu_tree, rss_children_mb, rss_mb
 from bench.replayagent import ReplayAgent
 
 
@@ -57,7 +57,7 @@ def one_fleet(
         started, cpu0 = time.time(), cpu_tree(worker.popen.pid)
         time.sleep(seconds)
         stopped, cpu = time.time(), cpu_tree(worker.popen.pid) - cpu0
-        memory = rss_mb(worker.popen.pid)
+        memory, pool_memory = rss_mb(worker.popen.pid), rss_children_mb(worker.popen.pid)
     finally:
         beat.stop()
         worker.stop()
@@ -81,5 +81,6 @@ def one_fleet(
         "worker_cpu_per_poll_ms": cpu / max(polls, 1) * 1e3,
         "switches_per_min_per_core": polls / max(cpu, 1e-9) * 60,
         "worker_main_rss_mb": memory,
+        "worker_pool_rss_mb": pool_memory,
         "errors": [f"{count} x {text[:120]}" for text, count in errors],
     }

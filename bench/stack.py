@@ -118,37 +118,40 @@ def flux_rows(influx: InfluxSetup, flux: str) -> list[dict[str, str]]:
     return rows
 
 
+def _per_device(
+    influx: InfluxSetup, measurement: str, field: str, start: float, stop: float, column: str
+) -> dict[str, list[str]]:
+    """One column (_time or _value) of one field's points per device between start and stop."""
+    flux = (
+        f'from(bucket:"{influx.bucket}") |> range(start:{int(start)}, stop:{int(stop) + 1})'
+        f' |> filter(fn:(r) => r._measurement == "{measurement}" and r._field == "{field}")'
+        f' |> keep(columns:["{column}","device"])'
+    )
+    found: dict[str, list[str]] = {}
+    for row in flux_rows(influx, flux):
+        found.setdefault(row["device"], []).append(row[column])
+    return found
+
+
 def sample_times(
     influx: InfluxSetup, measurement: str, field: str, start: float, stop: float
 ) -> dict[str, list[float]]:
     """Times (epoch s) of one field's points per device between start and stop."""
     from datetime import datetime
 
-    flux = (
-        f'from(bucket:"{influx.bucket}") |> range(start:{int(start)}, stop:{int(stop) + 1})'
-        f' |> filter(fn:(r) => r._measurement == "{measurement}" and r._field == "{field}")'
-        ' |> keep(columns:["_time","device"])'
-    )
-    times: dict[str, list[float]] = {}
-    for row in flux_rows(influx, flux):
-        at = datetime.fromisoformat(row["_time"].replace("Z", "+00:00")).timestamp()
-        times.setdefault(row["device"], []).append(at)
-    return times
+    rows = _per_device(influx, measurement, field, start, stop, "_time")
+    return {
+        device: [datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp() for at in times]
+        for device, times in rows.items()
+    }
 
 
 def field_values(
     influx: InfluxSetup, measurement: str, field: str, start: float, stop: float
 ) -> dict[str, list[float]]:
     """Values of one field per device between start and stop (for the poller's `tick` and `skipped_tick`)."""
-    flux = (
-        f'from(bucket:"{influx.bucket}") |> range(start:{int(start)}, stop:{int(stop) + 1})'
-        f' |> filter(fn:(r) => r._measurement == "{measurement}" and r._field == "{field}")'
-        ' |> keep(columns:["_value","device"])'
-    )
-    values: dict[str, list[float]] = {}
-    for row in flux_rows(influx, flux):
-        values.setdefault(row["device"], []).append(float(row["_value"]))
-    return values
+    rows = _per_device(influx, measurement, field, start, stop, "_value")
+    return {device: [float(value) for value in values] for device, values in rows.items()}
 
 
 def tick_of(device_id: int, interval: int, at: float) -> int:

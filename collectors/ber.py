@@ -44,12 +44,12 @@ def _length(n: int) -> bytes:
     return bytes((0x80 | len(body),)) + body
 
 
-def _tlv(tag: int, body: bytes) -> bytes:
+def encode_tlv(tag: int, body: bytes) -> bytes:
     return bytes((tag,)) + _length(len(body)) + body
 
 
 def _integer(n: int) -> bytes:
-    return _tlv(0x02, n.to_bytes(max(1, (n.bit_length() + 8) // 8), "big", signed=True))
+    return encode_tlv(0x02, n.to_bytes(max(1, (n.bit_length() + 8) // 8), "big", signed=True))
 
 
 def encode_oid(oid: Oid) -> bytes:
@@ -67,7 +67,7 @@ def encode_oid(oid: Oid) -> bytes:
             chunk.append(0x80 | (n & 0x7F))
             n >>= 7
         body += bytes(reversed(chunk))
-    encoded = _tlv(0x06, bytes(body))
+    encoded = encode_tlv(0x06, bytes(body))
     if len(_oid_cache) < 100_000:
         _oid_cache[oid] = encoded
     return encoded
@@ -75,12 +75,12 @@ def encode_oid(oid: Oid) -> bytes:
 
 def encode_request(version: int, community: bytes, pdu: int, request_id: int, a: int, b: int, oids: list[Oid]) -> bytes:
     """A whole message; a, b are error-status/index (0, 0) or non-repeaters/max-repetitions for GETBULK."""
-    varbinds = b"".join(_tlv(0x30, encode_oid(oid) + b"\x05\x00") for oid in oids)
-    body = _integer(request_id) + _integer(a) + _integer(b) + _tlv(0x30, varbinds)
-    return _tlv(0x30, _integer(version) + _tlv(0x04, community) + _tlv(pdu, body))
+    varbinds = b"".join(encode_tlv(0x30, encode_oid(oid) + b"\x05\x00") for oid in oids)
+    body = _integer(request_id) + _integer(a) + _integer(b) + encode_tlv(0x30, varbinds)
+    return encode_tlv(0x30, _integer(version) + encode_tlv(0x04, community) + encode_tlv(pdu, body))
 
 
-def _header(data: bytes, pos: int, end: int) -> tuple[int, int, int]:
+def tlv_bounds(data: bytes, pos: int, end: int) -> tuple[int, int, int]:
     """(tag, start of contents, end of contents) of the TLV at pos, checked against end."""
     if pos + 2 > end:
         raise BerError("truncated")
@@ -104,10 +104,16 @@ def decode_oid(raw: bytes) -> Oid:
         raise BerError("empty OID")
     if raw[-1] & 0x80:
         raise BerError("truncated OID")
-    if max(raw) < 0x80:  # every sub-identifier below 128: the common case
-        first = raw[0]
-        head = (first // 40, first % 40) if first < 80 else (2, first - 80)
-        return head + tuple(raw[1:])
+    parts = subidentifiers(raw)
+    first = parts[0]
+    head = (first // 40, first % 40) if first < 80 else (2, first - 80)
+    return head + parts[1:]
+
+
+def subidentifiers(raw: bytes) -> Oid:
+    """Base-128 sub-identifiers as encoded (the first two arcs of a whole OID still combined in the first)."""
+    if not raw or max(raw) < 0x80:  # every sub-identifier below 128: the common case
+        return tuple(raw)
     parts: list[int] = []
     n = 0
     for byte in raw:
@@ -115,9 +121,7 @@ def decode_oid(raw: bytes) -> Oid:
         if not byte & 0x80:
             parts.append(n)
             n = 0
-    first = parts[0]
-    head = (first // 40, first % 40) if first < 80 else (2, first - 80)
-    return head + tuple(parts[1:])
+    return tuple(parts)
 
 
 def _value(tag: int, raw: bytes) -> SnmpValue:
@@ -150,10 +154,10 @@ def _unsigned(tag: int, raw: bytes) -> int:
 
 def message_version(data: bytes) -> int:
     """The version field of any SNMP message (0: v1, 1: v2c, 3: v3); raises BerError when malformed."""
-    tag, pos, end = _header(data, 0, len(data))
+    tag, pos, end = tlv_bounds(data, 0, len(data))
     if tag != 0x30:
         raise BerError("not a SEQUENCE")
-    tag, start, stop = _header(data, pos, end)
+    tag, start, stop = tlv_bounds(data, pos, end)
     if tag != 0x02 or not 0 < stop - start <= 4:
         raise BerError("bad version")
     return int.from_bytes(data[start:stop], "big", signed=True)
@@ -162,21 +166,21 @@ def message_version(data: bytes) -> int:
 def response_header(data: bytes) -> tuple[int, bytes, int, int, int]:
     """(version, community, request id, where the error status starts, where the PDU ends) of a response, read
     without decoding the varbinds (raises BerError)."""
-    tag, pos, end = _header(data, 0, len(data))
+    tag, pos, end = tlv_bounds(data, 0, len(data))
     if tag != 0x30:
         raise BerError("not a SEQUENCE")
-    tag, start, pos = _header(data, pos, end)
+    tag, start, pos = tlv_bounds(data, pos, end)
     if tag != 0x02:
         raise BerError("bad version")
     version = int.from_bytes(data[start:pos], "big", signed=True)
-    tag, start, pos = _header(data, pos, end)
+    tag, start, pos = tlv_bounds(data, pos, end)
     if tag != 0x04:
         raise BerError("bad community")
     community = data[start:pos]
-    tag, pos, end = _header(data, pos, end)
+    tag, pos, end = tlv_bounds(data, pos, end)
     if tag != RESPONSE:
         raise BerError("not a Response-PDU")
-    tag, start, stop = _header(data, pos, end)
+    tag, start, stop = tlv_bounds(data, pos, end)
     if tag != 0x02:
         raise BerError("bad request id")
     return version, community, int.from_bytes(data[start:stop], "big", signed=True), stop, end
@@ -186,11 +190,11 @@ def response_body(data: bytes, pos: int, end: int) -> tuple[int, int, int, int]:
     """(error status, error index, start and end of the varbind list) of a Response-PDU, from after its request id."""
     numbers = []
     for _ in range(2):
-        tag, start, pos = _header(data, pos, end)
+        tag, start, pos = tlv_bounds(data, pos, end)
         if tag != 0x02:
             raise BerError("bad PDU header")
         numbers.append(int.from_bytes(data[start:pos], "big", signed=True))
-    tag, start, stop = _header(data, pos, end)
+    tag, start, stop = tlv_bounds(data, pos, end)
     if tag != 0x30:
         raise BerError("bad varbind list")
     return numbers[0], numbers[1], start, stop
@@ -198,18 +202,17 @@ def response_body(data: bytes, pos: int, end: int) -> tuple[int, int, int, int]:
 
 _oids: dict[bytes, Oid] = {}
 _values: dict[tuple[int, bytes], SnmpValue] = {}
-new_value = partial(tuple.__new__, SnmpValue)  # SnmpValue((kind, value)) without NamedTuple's keyword __new__
-COUNTERS = {0x41: "counter32", 0x46: "counter64"}
-COUNTER_MAX = _UNSIGNED_MAX
+_new_value = partial(tuple.__new__, SnmpValue)  # SnmpValue((kind, value)) without NamedTuple's keyword __new__
+_COUNTERS = {0x41: "counter32", 0x46: "counter64"}
 
 
 def decode_varbinds(data: bytes, pos: int, end: int) -> list[tuple[Oid, SnmpValue]]:
     """A varbind list as (OID, value) pairs (GET answers; walks decode into their tables: collectors.berwalk)."""
     out = []
     while pos < end:
-        tag, start, stop = _header(data, pos, end)
-        otag, ostart, ostop = _header(data, start, stop)
-        vtag, vstart, vstop = _header(data, ostop, stop)
+        tag, start, stop = tlv_bounds(data, pos, end)
+        otag, ostart, ostop = tlv_bounds(data, start, stop)
+        vtag, vstart, vstop = tlv_bounds(data, ostop, stop)
         if tag != 0x30 or otag != 0x06 or vstop != stop:
             raise BerError("bad varbind")
         raw_oid = data[ostart:ostop]
@@ -226,12 +229,12 @@ def decode_varbinds(data: bytes, pos: int, end: int) -> list[tuple[Oid, SnmpValu
 
 def value_of(tag: int, raw: bytes) -> SnmpValue:
     """A value from its tag and contents: counters built directly, every other value cached across polls."""
-    kind = COUNTERS.get(tag)
+    kind = _COUNTERS.get(tag)
     if kind is not None:
         number = int.from_bytes(raw, "big")
-        if number > COUNTER_MAX[tag]:
+        if number > _UNSIGNED_MAX[tag]:
             raise BerError(f"{kind} value out of range")
-        return new_value((kind, number))
+        return _new_value((kind, number))
     key = (tag, raw)
     value = _values.get(key)
     if value is None:

@@ -8,7 +8,7 @@ encoded OID starts with the column's encoded OID, and its row index is the rest 
 
 from __future__ import annotations
 
-from collectors.ber import COUNTER_MAX, COUNTERS, BerError, _header, encode_oid, new_value, value_of
+from collectors.ber import BerError, encode_oid, subidentifiers, tlv_bounds, value_of
 from collectors.snmptypes import ColumnWalk, Oid
 
 END_OF_MIB_VIEW = 0x82
@@ -33,24 +33,11 @@ def _index(raw: bytes) -> Oid:
     """A row index from the encoded sub-identifiers after the column's OID (cached: rows repeat every poll)."""
     found = _indexes.get(raw)
     if found is None:
-        found = _decode_index(raw)
+        found = subidentifiers(raw)
         if len(_indexes) > 50_000:
             _indexes.clear()
         _indexes[raw] = found
     return found
-
-
-def _decode_index(raw: bytes) -> Oid:
-    if not raw or max(raw) < 0x80:  # every sub-identifier below 128: the common case
-        return tuple(raw)
-    parts: list[int] = []
-    n = 0
-    for byte in raw:
-        n = (n << 7) | (byte & 0x7F)
-        if not byte & 0x80:
-            parts.append(n)
-            n = 0
-    return tuple(parts)
 
 
 def absorb_varbinds(walk: ColumnWalk, data: bytes, pos: int, end: int, at: float | None) -> int:
@@ -64,14 +51,14 @@ def absorb_varbinds(walk: ColumnWalk, data: bytes, pos: int, end: int, at: float
     prefixes = [_prefix(walk.roots[column]) for column in active]
     last, tables, times, max_rows = walk.last, walk.tables, walk.times, walk.max_rows
     done = [False] * width
-    counters, limits, indexes = COUNTERS, COUNTER_MAX, _indexes
+    indexes = _indexes
     count = 0
     while pos < end:
         size, olen = data[pos + 1], data[pos + 3]
         if data[pos] != 0x30 or data[pos + 2] != 0x06 or size & 0x80 or olen & 0x80:
-            tag, start, stop = _header(data, pos, end)  # long forms: the general path
-            otag, ostart, ostop = _header(data, start, stop)
-            vtag, vstart, vstop = _header(data, ostop, stop)
+            tag, start, stop = tlv_bounds(data, pos, end)  # long forms: the general path
+            otag, ostart, ostop = tlv_bounds(data, start, stop)
+            vtag, vstart, vstop = tlv_bounds(data, ostop, stop)
             if tag != 0x30 or otag != 0x06 or vstop != stop:
                 raise BerError("bad varbind")
         else:
@@ -81,20 +68,13 @@ def absorb_varbinds(walk: ColumnWalk, data: bytes, pos: int, end: int, at: float
             vstart = ostop + 2
             vstop = vstart + vlen
             if vlen & 0x80 or vstop != stop or stop > end:
-                tag, start, stop = _header(data, pos, end)
-                vtag, vstart, vstop = _header(data, ostop, stop)
+                tag, start, stop = tlv_bounds(data, pos, end)
+                vtag, vstart, vstop = tlv_bounds(data, ostop, stop)
                 if vstop != stop:
                     raise BerError("bad varbind")
         if ostop <= ostart or data[ostop - 1] & 0x80:
             raise BerError("empty or truncated OID")
-        kind = counters.get(vtag)  # every value is checked, also past a column's end, as decode_varbinds does
-        if kind is not None:
-            number = int.from_bytes(data[vstart:vstop], "big")
-            if number > limits[vtag]:
-                raise BerError(f"{kind} value out of range")
-            value = new_value((kind, number))
-        else:
-            value = value_of(vtag, data[vstart:vstop])
+        value = value_of(vtag, data[vstart:vstop])  # every value is checked, also past a column's end
         slot = count % width
         count += 1
         pos = stop
