@@ -111,10 +111,10 @@ def with_rollups() -> int:
     from monitor import rollups
 
     settings.MONITOR_RAW_RETENTION_DAYS = 14  # this process only: the raw bucket keeps its data for the bench
-    client = rollups.batch_client()
-    rollups.ensure_buckets(client, settings.INFLUXDB_ORG, include_raw=False)
     now = datetime.now(timezone.utc)
-    return rollups.backfill(client, now - timedelta(days=366), now)
+    with rollups.batch_client() as client:
+        rollups.ensure_buckets(client, settings.INFLUXDB_ORG, include_raw=False)
+        return rollups.backfill(client, now - timedelta(days=366), now)
 
 
 def measure(api, device, graphs, repeats: int, prefix: str, page: bool = True) -> dict:

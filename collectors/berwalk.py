@@ -3,12 +3,13 @@
 The rules are ColumnWalk.absorb's (a column ends at endOfMibView, outside its subtree, or at a noSuchObject
 echo of the asked OID; OIDs out of order are a looping table; a table has at most max_rows rows), applied
 to the BER bytes without building an (OID, value) pair per varbind first: a varbind is in its column when its
-encoded OID starts with the column's encoded OID, and its row index is the rest of the encoded OID.
+encoded OID starts with the column's encoded OID (else, once per column or for an agent that pads sub-identifiers,
+its decoded OID tells), and its row index is the rest of the encoded OID.
 """
 
 from __future__ import annotations
 
-from collectors.ber import BerError, encode_oid, subidentifiers, tlv_bounds, value_of
+from collectors.ber import BerError, decode_oid, encode_oid, subidentifiers, tlv_bounds, value_of
 from collectors.snmptypes import ColumnWalk, Oid
 
 END_OF_MIB_VIEW = 0x82
@@ -80,13 +81,20 @@ def absorb_varbinds(walk: ColumnWalk, data: bytes, pos: int, end: int, at: float
         pos = stop
         if done[slot]:
             continue
-        prefix = prefixes[slot]
-        if vtag == END_OF_MIB_VIEW or not data.startswith(prefix, ostart, ostop):
+        if vtag == END_OF_MIB_VIEW:
             done[slot] = True
             continue
         column = active[slot]
-        raw_index = data[ostart + len(prefix) : ostop]
-        index = indexes.get(raw_index) or _index(raw_index)
+        prefix = prefixes[slot]
+        if data.startswith(prefix, ostart, ostop):
+            raw_index = data[ostart + len(prefix) : ostop]
+            index = indexes.get(raw_index) or _index(raw_index)
+        else:  # past the column, or an OID in it encoded with padded sub-identifiers: decode it to tell
+            oid, root = decode_oid(data[ostart:ostop]), walk.roots[column]
+            if oid[: len(root)] != root:
+                done[slot] = True
+                continue
+            index = oid[len(root) :]
         if index <= last[column]:
             if value.kind == "missing" and index == last[column]:  # noSuchObject/noSuchInstance: column ended
                 done[slot] = True

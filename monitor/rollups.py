@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
@@ -17,6 +18,8 @@ log = logging.getLogger(__name__)
 STATS = ("min", "mean", "max")
 LOOKBACK = timedelta(minutes=15)  # samples are written within seconds of their time; older ones are marked late
 LATE_KEY = "monitor:rollups:late"  # sorted set: oldest time of each batch of late samples (spool replays)
+PROGRESS = b"progress"  # the member of LATE_KEY where an unfinished run of late rollups got to
+RUNNING_KEY, RUNNING_TTL_S = "monitor:rollups:running", 3600  # one run at a time; renewed after each chunk
 
 
 @dataclass(frozen=True)
@@ -106,20 +109,33 @@ def rollup(client: InfluxDBClient, start: datetime, stop: datetime) -> None:
 
 
 def batch_client() -> InfluxDBClient:
-    """Rollups read hours to days of every series at once: they get MONITOR_ROLLUP_TIMEOUT_S, not a page's timeout."""
-    from monitor.queries import client
+    """A client of its own for rollups, which read hours to days of every series at once: MONITOR_ROLLUP_TIMEOUT_S,
+    not a page's timeout. Use it in a `with` block (it is closed there)."""
+    return InfluxDBClient(
+        url=settings.INFLUXDB_URL,
+        token=settings.INFLUXDB_TOKEN,
+        org=settings.INFLUXDB_ORG,
+        timeout=settings.MONITOR_ROLLUP_TIMEOUT_S * 1000,
+    )
 
-    return client(timeout_ms=settings.MONITOR_ROLLUP_TIMEOUT_S * 1000)
 
-
-def backfill(client: InfluxDBClient, start: datetime, stop: datetime, chunk: timedelta = timedelta(days=1)) -> int:
+def backfill(
+    client: InfluxDBClient,
+    start: datetime,
+    stop: datetime,
+    chunk: timedelta = timedelta(days=1),
+    on_chunk: Callable[[datetime], None] | None = None,
+) -> int:
     """Roll up a range in chunks of at most `chunk` (one query per tier each; rollup() aligns each tier's windows,
-    so a window cut by a chunk's end is redone whole by the next); returns the chunk count."""
+    so a window cut by a chunk's end is redone whole by the next); `on_chunk` hears where each chunk ended.
+    Returns the chunk count."""
     cursor, count = start, 0
     while cursor < stop:
         upper = min(cursor + chunk, stop)
         rollup(client, cursor, upper)
         cursor, count = upper, count + 1
+        if on_chunk is not None:
+            on_chunk(cursor)
     return count
 
 
@@ -139,18 +155,41 @@ def mark_late(redis, oldest: float) -> None:
 @shared_task(name="monitor.rollups.rollup_recent", ignore_result=True)
 def rollup_recent() -> int:
     """Every 5 minutes: roll up the last 15 minutes, and from the oldest late sample on when some were written
-    late (a spool replayed after an InfluxDB outage); returns the chunks rolled up."""
-    from monitor import services
+    late (a spool replayed after an InfluxDB outage); one run at a time. Returns the chunks rolled up."""
+    from monitor import locks, services
 
-    now = datetime.now(timezone.utc)
-    client = batch_client()
-    ensure_buckets(client, settings.INFLUXDB_ORG, include_raw=False)  # raw: by rollup_backfill, never here
     redis = services.redis_client()
-    marks = redis.zrange(LATE_KEY, 0, -1, withscores=True)
+    if not locks.acquire(redis, RUNNING_KEY, RUNNING_TTL_S):
+        log.info("rollups: the previous run is still going")
+        return 0
+    try:
+        with batch_client() as client:
+            ensure_buckets(client, settings.INFLUXDB_ORG, include_raw=False)  # raw: by rollup_backfill, never here
+            return _recent_and_late(client, redis)
+    finally:
+        locks.release(redis, RUNNING_KEY)
+
+
+def _recent_and_late(client: InfluxDBClient, redis) -> int:
+    now = datetime.now(timezone.utc)
+    read = redis.zrange(LATE_KEY, 0, -1, withscores=True)
+    marks = [member for member, _ in read]
     start = now - LOOKBACK
-    if marks:
-        start = min(start, datetime.fromtimestamp(min(score for _, score in marks), timezone.utc))
-    chunks = backfill(client, start, now)
-    if marks:  # exactly the marks read: one added while this ran is kept for the next run
-        redis.zrem(LATE_KEY, *(member for member, _ in marks))
+    if read:
+        start = min(start, datetime.fromtimestamp(min(score for _, score in read), timezone.utc))
+
+    def done_until(moment: datetime) -> None:
+        """After each chunk: the marks read become one mark where this run got to (a run that dies resumes there)."""
+        redis.expire(RUNNING_KEY, RUNNING_TTL_S)
+        if marks and moment < now:
+            pipe = redis.pipeline()
+            pipe.zadd(LATE_KEY, {PROGRESS: moment.timestamp()})
+            if marks != [PROGRESS]:
+                pipe.zrem(LATE_KEY, *[m for m in marks if m != PROGRESS])
+            pipe.execute()
+            marks[:] = [PROGRESS]
+
+    chunks = backfill(client, start, now, on_chunk=done_until)
+    if marks:  # exactly the marks read (or this run's progress): one added while it ran is kept for the next run
+        redis.zrem(LATE_KEY, *marks)
     return chunks

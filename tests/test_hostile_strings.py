@@ -1,10 +1,8 @@
-"""Device strings carrying markup, script and spreadsheet formulas, polled from a real agent, render as text
-everywhere a user meets them: every page in a real Chromium (no script runs), the CSV export and the alert mail."""
+"""Device strings carrying markup and script, polled from a real agent, render as text everywhere a user meets
+them: every page in a real Chromium (no script runs, no element is injected) and the alert mail."""
 
 from __future__ import annotations
 
-import csv
-import io
 import time
 
 import pytest
@@ -114,7 +112,7 @@ def test_device_strings_render_as_text_everywhere(hostile_agent, clean_backends,
         page.goto(f"{live_server.url}/devices/{device.pk}/")
         page.wait_for_selector("canvas[data-points]")
         text = page.locator("body").inner_text()
-        assert SYS_NAME in text or SYS_DESCR in text  # shown, as text
+        assert SYS_NAME in text and SYS_DESCR in text  # shown, as text
         assert ALIAS in text and PORT_NAME in text
         chart = page.locator(f"figure[data-graph-id='{traffic.pk}'] canvas")
         box = chart.bounding_box()
@@ -122,17 +120,6 @@ def test_device_strings_render_as_text_everywhere(hostile_agent, clean_backends,
         page.wait_for_timeout(300)
         assert page.evaluate("window.__xss") is None
     assert dialogs == []
-
-    from django.test import Client
-
-    api = Client()
-    api.login(username="root", password="pw-for-tests-1")
-    for graph in Graph.objects.filter(device=device, template="traffic"):
-        body = api.get(f"/api/graphs/{graph.pk}/series.csv", {"start": "now-10m", "end": "now"}).content.decode()
-        rows = list(csv.reader(io.StringIO(body)))
-        assert len(rows) > 1
-        for row in rows[1:]:
-            assert not any(cell[:1] in ("=", "+", "-", "@") for cell in row[1:3]), row
 
     mail.outbox.clear()
     delivery.send_due()

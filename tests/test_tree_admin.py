@@ -148,3 +148,18 @@ def test_late_samples_are_rolled_up_once_marked_and_only_then(clean_backends):
     assert rollups.rollup_recent() == 1
     assert rolled() == {("min", window): 3.0, ("mean", window): 6.0, ("max", window): 9.0}
     assert services.redis_client().zcard(rollups.LATE_KEY) == 0  # the mark is done with
+
+
+def test_one_rollup_run_at_a_time_and_a_long_backlog_goes_in_day_chunks(clean_backends):
+    import time
+
+    from monitor import services
+
+    redis = services.redis_client()
+    redis.set(rollups.RUNNING_KEY, "another-host:4242", ex=60)  # a run on another poller machine
+    rollups.mark_late(redis, time.time() - 2.5 * 86400)
+    assert rollups.rollup_recent() == 0  # not a second run beside it
+    assert redis.zcard(rollups.LATE_KEY) == 1
+    redis.delete(rollups.RUNNING_KEY)
+    assert rollups.rollup_recent() == 3  # two and a half days of late samples: three one-day chunks
+    assert redis.zcard(rollups.LATE_KEY) == 0 and not redis.exists(rollups.RUNNING_KEY)

@@ -74,9 +74,8 @@ def history(stack_env):
         lines.append(f"interface,device=902,port=n/a in_bps={a} {t}")
         lines.append(f"interface,device=902,port=n/b in_bps={b} {t}")
     write(lines)
-    chunks = rollups.backfill(
-        rollups.batch_client(), NOW - timedelta(days=368), NOW + timedelta(minutes=5), timedelta(days=14)
-    )
+    with rollups.batch_client() as client:
+        chunks = rollups.backfill(client, NOW - timedelta(days=368), NOW + timedelta(minutes=5), timedelta(days=14))
     assert chunks > 20
     yield noise
     settings.INFLUXDB_BUCKET = old_bucket

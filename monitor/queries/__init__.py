@@ -9,13 +9,12 @@ from influxdb_client import InfluxDBClient
 
 
 @lru_cache(maxsize=1)
-def client(timeout_ms: int | None = None) -> InfluxDBClient:
-    """A client for the pages' queries (INFLUXDB_TIMEOUT_MS), or for batch work with a longer `timeout_ms`."""
+def client() -> InfluxDBClient:
     return InfluxDBClient(
         url=settings.INFLUXDB_URL,
         token=settings.INFLUXDB_TOKEN,
         org=settings.INFLUXDB_ORG,
-        timeout=timeout_ms or settings.INFLUXDB_TIMEOUT_MS,
+        timeout=settings.INFLUXDB_TIMEOUT_MS,
     )
 
 

@@ -20,11 +20,11 @@ class Command(BaseCommand):
         if not 1 <= days <= 3660:
             raise CommandError("--days must be between 1 and 3660")
         now = datetime.now(timezone.utc)
-        client = rollups.batch_client()
-        rollups.ensure_buckets(client, settings.INFLUXDB_ORG, include_raw=False)
-        chunks = rollups.backfill(client, now - timedelta(days=days), now)
-        # Only now, with the history rolled up, may the raw bucket start expiring samples.
-        rollups.ensure_buckets(client, settings.INFLUXDB_ORG)
+        with rollups.batch_client() as client:
+            rollups.ensure_buckets(client, settings.INFLUXDB_ORG, include_raw=False)
+            chunks = rollups.backfill(client, now - timedelta(days=days), now)
+            # Only now, with the history rolled up, may the raw bucket start expiring samples.
+            rollups.ensure_buckets(client, settings.INFLUXDB_ORG)
         self.stdout.write(
             f"rolled up {days} days in {chunks} chunks into {', '.join(t.bucket for t in rollups.tiers()[1:])}"
         )
