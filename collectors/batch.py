@@ -13,7 +13,7 @@ from collectors.lineprotocol import format_samples
 from collectors.poll import PollResult, poll_device
 from collectors.profiles import Profile
 from collectors.samples import CounterState
-from collectors.snmptypes import SnmpError, SnmpTarget
+from collectors.snmptypes import SnmpError, SnmpTarget, SnmpTimeout
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +32,8 @@ class BatchJob:
 
 @dataclass(frozen=True)
 class BatchOutcome:
-    """A device's poll: its result (and discovery, when one ran), or the safe error message that replaced it."""
+    """A device's poll: its result (and discovery, when one ran), or the safe error message that replaced it;
+    `silent` when the agent gave no answer at all in time (the case that backs off)."""
 
     key: str
     result: PollResult | None
@@ -40,6 +41,7 @@ class BatchOutcome:
     discovery: Discovery | None = None
     profile: Profile | None = None
     finished_at: float = 0.0
+    silent: bool = False
 
 
 def device_budget(target: SnmpTarget) -> float:
@@ -68,7 +70,7 @@ async def poll_many(
             try:
                 outcome = await asyncio.wait_for(_poll(job, engine, tolerance, profiles), device_budget(job.target))
             except SnmpError as exc:
-                outcome = BatchOutcome(job.key, None, str(exc))
+                outcome = BatchOutcome(job.key, None, str(exc), silent=isinstance(exc, SnmpTimeout))
             except TimeoutError:
                 outcome = BatchOutcome(job.key, None, "poll abandoned: it overran its time budget")
             except Exception as exc:  # a bug or a reply nobody foresaw: this device fails, the batch goes on
@@ -77,7 +79,7 @@ async def poll_many(
                     job.key, None, f"internal error while polling ({type(exc).__name__}); see the worker log"
                 )
         if outcome.finished_at == 0.0:
-            outcome = BatchOutcome(outcome.key, None, outcome.error, finished_at=time.time())
+            outcome = BatchOutcome(outcome.key, None, outcome.error, finished_at=time.time(), silent=outcome.silent)
         if on_outcome is not None:
             on_outcome(outcome)
         return outcome

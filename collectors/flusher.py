@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 
 from collectors.influx import InfluxWriter, WriteResult
 
@@ -11,11 +12,19 @@ log = logging.getLogger(__name__)
 
 
 class LineFlusher:
-    """Collects line protocol per device key; flushes it every `every_s` seconds and once more at close."""
+    """Collects line protocol per device key; flushes it every `every_s` seconds and once more at close.
 
-    def __init__(self, writer: InfluxWriter, every_s: float = 0.2):
+    `on_flushed(keys)` runs after each write, in the writer's thread, with the keys whose lines it carried
+    (written, spooled or lost alike): what must follow a device's samples, such as saving its counters and
+    freeing it for its next poll, happens there instead of after the batch's slowest device.
+    """
+
+    def __init__(
+        self, writer: InfluxWriter, every_s: float = 0.2, on_flushed: Callable[[list[str]], None] | None = None
+    ):
         self.writer = writer
         self.every_s = every_s
+        self.on_flushed = on_flushed
         # device key -> what became of its lines: WRITTEN, SPOOLED or LOST (truthy only when WRITTEN)
         self.written: dict[str, WriteResult] = {}
         self._lines: list[str] = []
@@ -58,3 +67,8 @@ class LineFlusher:
             result = WriteResult.LOST
         for key in keys:
             self.written[key] = result.worse(self.written.get(key, WriteResult.WRITTEN))
+        if self.on_flushed is not None:
+            try:
+                await loop.run_in_executor(None, self.on_flushed, keys)
+            except Exception as exc:  # e.g. Redis away: logged; the batch's own end still frees its devices
+                log.error("after writing the lines of %d devices: %s: %s", len(keys), type(exc).__name__, exc)

@@ -16,7 +16,8 @@ from collectors.batch import BatchJob, BatchOutcome, poll_many
 from collectors.flusher import LineFlusher
 from collectors.influx import WriteResult
 from collectors.lineprotocol import format_samples
-from monitor import aio, inventory, locks, services
+from collectors.samples import CounterState
+from monitor import aio, backoff, inventory, locks, services
 from monitor.models import Device
 from monitor.pollrecord import poller_sample, record_discovery, record_failures, record_skips, record_successes
 from monitor.profiles import registry
@@ -27,6 +28,7 @@ log = logging.getLogger(__name__)
 TICK_KEY = "monitor:tick:{device}:{tick}"
 RUNNING_KEY = "monitor:running:{device}"
 SKIPPED_TICK = "skipped: tick already polled"
+BACKING_OFF = "skipped: not answering, tried on fewer ticks until it answers"
 SAID = {
     WriteResult.WRITTEN: "ok",
     WriteResult.SPOOLED: "ok: samples spooled, InfluxDB unavailable",
@@ -50,6 +52,10 @@ def run_polls(device_ids: list[int], tick: int | None = None) -> dict[int, str]:
     redis = services.redis_client()
     if tick is not None:
         devices = _claim_ticks(redis, devices, tick, outcomes)
+    silent = backoff.silent_polls(redis, [d.pk for d in devices])
+    resting = {d.pk for d in devices if backoff.skips_tick(silent[d.pk], tick, d.poll_interval_s)}
+    outcomes.update(dict.fromkeys(resting, BACKING_OFF))
+    devices = [d for d in devices if d.pk not in resting]
     keys = {RUNNING_KEY.format(device=d.pk): d for d in devices}
     ttl = {key: max(d.poll_interval_s, int(d.timeout_s * (d.retries + 1) * 8) + 30) for key, d in keys.items()}
     held = locks.acquire_many(redis, list(keys), ttl)
@@ -60,7 +66,7 @@ def run_polls(device_ids: list[int], tick: int | None = None) -> dict[int, str]:
     try:
         mine = [d for key, d in keys.items() if key in held]
         if mine:
-            outcomes.update(_poll_and_record(mine, tick))
+            outcomes.update(_poll_and_record(mine, tick, silent))
     finally:
         locks.release_many(redis, sorted(held))
     return outcomes
@@ -89,13 +95,13 @@ def needs_discovery(device: Device) -> bool:
     return (timezone.now() - device.discovered_at).total_seconds() > settings.MONITOR_REDISCOVER_S
 
 
-def _poll_and_record(devices: list[Device], tick: int | None) -> dict[int, str]:
+def _poll_and_record(devices: list[Device], tick: int | None, silent: dict[int, int]) -> dict[int, str]:
     store = services.counter_store()
     profiles = registry()
     states = store.load_many([str(d.pk) for d in devices])
     jobs = [
         BatchJob(
-            d.snmp_target(),
+            backoff.target(d.snmp_target(), silent[d.pk]),
             str(d.pk),
             states[str(d.pk)],
             profile=profiles.get(d.profile),
@@ -104,11 +110,26 @@ def _poll_and_record(devices: list[Device], tick: int | None) -> dict[int, str]:
         )
         for d in devices
     ]
-    flusher = LineFlusher(services.influx_writer(), settings.MONITOR_WRITE_EVERY_S)
+    redis = services.redis_client()
+    unsaved: dict[str, CounterState] = {}
+
+    def done_with(keys: list[str]) -> None:
+        """Once a device's samples are written: keep its counters, then free it for its next tick at once,
+        not when the batch's slowest device is done (a batch can outlast an interval; its devices must not)."""
+        kept = {key: unsaved[key] for key in keys if key in unsaved}
+        if kept:
+            store.save_many(kept)  # a failed walk has no result: the last good counters stay
+            for key in kept:
+                del unsaved[key]
+        locks.release_many(redis, [RUNNING_KEY.format(device=key) for key in keys])
+
+    flusher = LineFlusher(services.influx_writer(), settings.MONITOR_WRITE_EVERY_S, on_flushed=done_with)
 
     def written_as_done(outcome: BatchOutcome) -> None:
         samples = outcome.result.samples if outcome.result is not None else []
         status = poller_sample(outcome.key, outcome.result, tick, outcome.finished_at)
+        if outcome.result is not None:
+            unsaved[outcome.key] = outcome.result.state
         flusher.add(outcome.key, format_samples([*samples, status]))
 
     async def poll_all() -> list[BatchOutcome]:
@@ -126,14 +147,16 @@ def _poll_and_record(devices: list[Device], tick: int | None) -> dict[int, str]:
             await flusher.close()
 
     results = aio.run(poll_all())
+    backoff.remember(redis, {int(o.key): o.silent for o in results})
+    if unsaved:  # their flush's follow-up failed (logged): keep the counters now
+        store.save_many(dict(unsaved))
     by_key = {str(d.pk): d for d in devices}
-    store.save_many({o.key: o.result.state for o in results if o.result is not None})  # a failed walk keeps the old
     answered = [(by_key[o.key], o) for o in results if o.result is not None]
     for device, outcome in answered:
         if outcome.discovery is not None:
             record_discovery(device, outcome.discovery)
     good = [(d, o) for d, o in answered if not o.result.failure]
-    inventory.refresh_many(services.redis_client(), [(d, o.profile, o.result.ports, o.result.samples) for d, o in good])
+    inventory.refresh_many(redis, [(d, o.profile, o.result.ports, o.result.samples) for d, o in good])
     record_successes([(d, o.result, flusher.written.get(o.key, WriteResult.LOST)) for d, o in good])
     failed = [(by_key[o.key], o.error or o.result.failure) for o in results if o.result is None or o.result.failure]
     record_failures(failed)

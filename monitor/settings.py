@@ -184,6 +184,10 @@ MONITOR_REDISCOVER_S = env_int("MONITOR_REDISCOVER_S", 86400, minimum=300)
 MONITOR_POLL_BATCH = env_int("MONITOR_POLL_BATCH", 50, minimum=1)
 MONITOR_POLL_CONCURRENCY = env_int("MONITOR_POLL_CONCURRENCY", 64, minimum=1)
 MONITOR_WRITE_EVERY_S = env_float("MONITOR_WRITE_EVERY_S", 0.2, minimum=0.01)
+# A device with this many polls in a row without any answer is tried without retries, on ticks at least
+# MONITOR_UNREACHABLE_POLL_S apart, until it answers again (monitor/backoff.py).
+MONITOR_UNREACHABLE_AFTER = env_int("MONITOR_UNREACHABLE_AFTER", 3, minimum=1)
+MONITOR_UNREACHABLE_POLL_S = env_int("MONITOR_UNREACHABLE_POLL_S", 60, minimum=1, maximum=86400)
 
 # Mail (alerts). No EMAIL_HOST: mails go to files in EMAIL_FILE_PATH, readable at /alerts/mail/.
 EMAIL_HOST = env("EMAIL_HOST", "")

@@ -14,6 +14,7 @@ from django.template import TemplateDoesNotExist
 from django.template.loader import get_template
 from django.views.decorators.http import require_GET
 
+from monitor import backoff, services
 from monitor.access import Access, access_for
 from monitor.graphtemplates import TEMPLATES
 from monitor.models import Device, Graph, Interface
@@ -100,6 +101,7 @@ def device_detail(request: HttpRequest, device_id: int) -> HttpResponse:
         "groups": [(name, items) for name, items in groups if items],
         "graph_count": len(cards),
         "has_volumes": has_volumes,
+        "retry_every_s": backoff.retry_every_s(services.redis_client(), device.pk, device.poll_interval_s),
         "tree_places": device.tree_nodes.filter(tree__in=access.trees()).select_related("tree", "parent"),
         **range_context(request),
     }

@@ -229,7 +229,7 @@ def test_a_database_on_a_full_disk_gives_a_clear_error_and_the_samples_still_rea
     connection.settings_dict["NAME"] = str(full_db)
     try:
         disk.fill()
-        time.sleep(1.2)
+        time.sleep(2.5)  # rates over 2.5 s: a loaded machine's answer delays bend them less than over 1.2 s
         started = time.time()
         outcome = tasks.poll_devices.run(ids)
         window = (started, time.time() + 1)
@@ -238,8 +238,9 @@ def test_a_database_on_a_full_disk_gives_a_clear_error_and_the_samples_still_rea
         connection.settings_dict["NAME"] = original
     assert outcome == dict.fromkeys(ids, "failed: database unavailable (OperationalError)")
     assert "polls not run or not recorded, the database is unavailable: database or disk is full" in caplog.text
-    assert in_bps(switch, "1/g2", *window) == [pytest.approx(SWITCH_IN_BPS, rel=0.05)]
-    assert in_bps(legacy, "fa0/1", *window) == [pytest.approx(LEGACY_IN_BPS, rel=0.05)]
+    # the samples arrived, with true rates (their precision is what tests/test_counters.py checks)
+    assert in_bps(switch, "1/g2", *window) == [pytest.approx(SWITCH_IN_BPS, rel=0.1)]
+    assert in_bps(legacy, "fa0/1", *window) == [pytest.approx(LEGACY_IN_BPS, rel=0.1)]
     assert ("poller  ok", 1) in influx_rows(switch, *window) and ("poller  ok", 1) in influx_rows(legacy, *window)
     time.sleep(1.2)
     assert tasks.poll_devices.run(ids) == {switch.pk: "ok", legacy.pk: "ok"}  # the real database: recorded again
