@@ -82,7 +82,8 @@ def s2(r: dict) -> str:
         out += [
             "\n**The product's poll path.** The same switches as device rows, polled by "
             f"`monitor.polling.run_polls` in batches of {product.get('batch')} (as one Celery task polls them, "
-            f"at most {product.get('concurrency')} in flight), in this process: tick claims and locks in Redis, "
+            f"at most {product.get('concurrency')} in flight), in a process of its own (spawned fresh, as a "
+            "worker's process is): tick claims and locks in Redis, "
             "discovery on the first round, SNMP, rates, InfluxDB writes every 0.2 s, the device rows, the "
             "inventory check and alert evaluation. Two warm-up rounds (discovery and first counters, then one "
             "to settle); the CPU is the process's own (getrusage, every thread).\n",

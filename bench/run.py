@@ -86,7 +86,10 @@ def main() -> int:
             from bench import s2_fleet
 
             figures = s2_fleet.run(fleet, sizes=sizes, engines=("fast", "pysnmp"), replay=replay)
-            figures["product"] = s2_fleet.run_product(fleet, sizes=sizes, replay=replay)
+            replay_port = replay.port if replay is not None else None
+            figures["product"] = s2_fleet.run_product_fresh(
+                fleet.devices, sizes, replay_port, work / "django", redis_url, influx
+            )
             save("s2", figures)
         if env is not None and wanted & {"s4", "s5", "s6", "s7"}:
             if "s7" in wanted:

@@ -25,8 +25,11 @@ def bench_environment(work: Path) -> dict[str, str]:
     }
 
 
-def configure(work: Path, redis_url: str, influx: InfluxSetup, engine: str = "fast") -> dict[str, str]:
-    """Point this process (and the children it starts) at the bench services, migrate, return the env."""
+def configure(
+    work: Path, redis_url: str, influx: InfluxSetup, engine: str = "fast", fresh: bool = True
+) -> dict[str, str]:
+    """Point this process (and the children it starts) at the bench services, migrate a new database unless
+    `fresh` is off (a child joining its parent's), return the env."""
     env = {
         **bench_environment(work),
         **influx_env(influx),
@@ -49,10 +52,11 @@ def configure(work: Path, redis_url: str, influx: InfluxSetup, engine: str = "fa
     from monitor import services
 
     services.reset_clients()
-    (work / "bench.sqlite3").unlink(missing_ok=True)
-    from django.core.management import call_command
+    if fresh:
+        (work / "bench.sqlite3").unlink(missing_ok=True)
+        from django.core.management import call_command
 
-    call_command("migrate", verbosity=0, interactive=False)
+        call_command("migrate", verbosity=0, interactive=False)
     return env
 
 

@@ -147,7 +147,8 @@ def _poll_and_record(devices: list[Device], tick: int | None, silent: dict[int, 
             await flusher.close()
 
     results = aio.run(poll_all())
-    backoff.remember(redis, {int(o.key): o.silent for o in results})
+    heard = {int(o.key): o.silent for o in results}
+    backoff.remember(redis, {pk: gone for pk, gone in heard.items() if gone or silent[pk]})  # changes only
     if unsaved:  # their flush's follow-up failed (logged): keep the counters now
         store.save_many(dict(unsaved))
     by_key = {str(d.pk): d for d in devices}
