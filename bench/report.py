@@ -251,7 +251,7 @@ def render(results: dict) -> str:
         if name in results:
             parts.append(fn(results[name]))
     parts.append(findings(results))
-    parts.append(engine_choice())
+    parts.append(engine_choice(results.get("s1", {})))
     return "\n".join(parts)
 
 
@@ -270,12 +270,12 @@ def _per_core_rows(results: dict) -> list[tuple[str, str, str]]:
     sizes, product = s2r.get("sizes", {}), s2r.get("product", {}).get("sizes", {})
     busy = [
         ("collectors' poll path, 1,000 switches (scenario 2)", sizes.get("fast@replay:1000")),
-        ("the product's poll path in process, 1,000 switches (scenario 2)", product.get("product@replay:1000")),
+        ("the product's poll path in one process, 1,000 switches (scenario 2)", product.get("product@replay:1000")),
         ("Celery worker and beat, 2,000 switches (scenario 7)", runs.get("replay")),
     ]
     waiting = [
         ("collectors, 1,000 snmpsim switches", sizes.get("fast:1000") or sizes.get("fast:100")),
-        ("product in process, 1,000 snmpsim switches", product.get("product:1000") or product.get("product:100")),
+        ("product in one process, 1,000 snmpsim switches", product.get("product:1000") or product.get("product:100")),
         ("Celery worker, snmpsim switches", runs.get("snmpsim")),
     ]
     rows = []
@@ -366,12 +366,14 @@ def findings(results: dict) -> str:
     )
 
 
-def engine_choice() -> str:
+def engine_choice(s1r: dict) -> str:
+    ratio = s1r["pysnmp"] / s1r["fast"] if s1r.get("pysnmp") and s1r.get("fast") else None
+    costs = f"{ratio:.0f} times the fast engine's" if ratio else "many times more"
     return (
         "## Which engine for the poll loop\n\n"
         "`MONITOR_SNMP_ENGINE=fast` for v1/v2c polling (the default stays pysnmp, the engine of the design; SNMPv3 "
         "targets always go to pysnmp, also with `fast`). Why, from the tables above: pysnmp's v3arch pipeline costs "
-        "about ten times more CPU per varbind, so no tuning of request sizes or concurrency gets it near the "
+        f"{costs} CPU per varbind (scenario 1), so no tuning of request sizes or concurrency gets it near the "
         "per-core target; the fast engine (collectors/fastsnmp.py + collectors/ber.py: hand-written BER, one UDP "
         "socket per event loop, request-id matching, many devices in flight) is below Telegraf in the same run. "
         "Both engines run the whole SNMP test suite (tests/test_poll.py, tests/test_snmp_engines.py and "
