@@ -201,6 +201,16 @@ def response_body(data: bytes, pos: int, end: int) -> tuple[int, int, int, int]:
 
 
 _oids: dict[bytes, Oid] = {}
+
+
+def remember(cache: dict[bytes, Oid], raw: bytes, decoded: Oid, limit: int = 50_000) -> Oid:
+    """Keep what these bytes decoded to for the next poll's identical bytes; a cache past `limit` starts over."""
+    if len(cache) > limit:
+        cache.clear()
+    cache[raw] = decoded
+    return decoded
+
+
 _values: dict[tuple[int, bytes], SnmpValue] = {}
 _new_value = partial(tuple.__new__, SnmpValue)  # SnmpValue((kind, value)) without NamedTuple's keyword __new__
 _COUNTERS = {0x41: "counter32", 0x46: "counter64"}
@@ -216,12 +226,7 @@ def decode_varbinds(data: bytes, pos: int, end: int) -> list[tuple[Oid, SnmpValu
         if tag != 0x30 or otag != 0x06 or vstop != stop:
             raise BerError("bad varbind")
         raw_oid = data[ostart:ostop]
-        oid = _oids.get(raw_oid)
-        if oid is None:
-            oid = decode_oid(raw_oid)
-            if len(_oids) > 50_000:
-                _oids.clear()
-            _oids[raw_oid] = oid
+        oid = _oids.get(raw_oid) or remember(_oids, raw_oid, decode_oid(raw_oid))
         out.append((oid, value_of(vtag, data[vstart:vstop])))
         pos = stop
     return out

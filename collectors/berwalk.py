@@ -9,7 +9,7 @@ its decoded OID tells), and its row index is the rest of the encoded OID.
 
 from __future__ import annotations
 
-from collectors.ber import BerError, decode_oid, encode_oid, subidentifiers, tlv_bounds, value_of
+from collectors.ber import BerError, decode_oid, encode_oid, remember, subidentifiers, tlv_bounds, value_of
 from collectors.snmptypes import ColumnWalk, Oid
 
 END_OF_MIB_VIEW = 0x82
@@ -33,12 +33,7 @@ _indexes: dict[bytes, Oid] = {}
 def _index(raw: bytes) -> Oid:
     """A row index from the encoded sub-identifiers after the column's OID (cached: rows repeat every poll)."""
     found = _indexes.get(raw)
-    if found is None:
-        found = subidentifiers(raw)
-        if len(_indexes) > 50_000:
-            _indexes.clear()
-        _indexes[raw] = found
-    return found
+    return found if found is not None else remember(_indexes, raw, subidentifiers(raw))
 
 
 def absorb_varbinds(walk: ColumnWalk, data: bytes, pos: int, end: int, at: float | None) -> int:
