@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from functools import partial
+from typing import TypeVar
 
 from collectors.snmptypes import END_OF_MIB, MISSING, Oid, SnmpValue
 
+K, V = TypeVar("K"), TypeVar("V")
 GET, GETNEXT, RESPONSE, GETBULK = 0xA0, 0xA1, 0xA2, 0xA5
 ERROR_NAMES = (
     "noError",
@@ -203,12 +205,12 @@ def response_body(data: bytes, pos: int, end: int) -> tuple[int, int, int, int]:
 _oids: dict[bytes, Oid] = {}
 
 
-def remember(cache: dict[bytes, Oid], raw: bytes, decoded: Oid, limit: int = 50_000) -> Oid:
-    """Keep what these bytes decoded to for the next poll's identical bytes; a cache past `limit` starts over."""
+def remember(cache: dict[K, V], key: K, value: V, limit: int = 50_000) -> V:
+    """Keep a value for the next poll's identical bytes (or key); a map past `limit` starts over, so it stays small."""
     if len(cache) > limit:
         cache.clear()
-    cache[raw] = decoded
-    return decoded
+    cache[key] = value
+    return value
 
 
 _values: dict[tuple[int, bytes], SnmpValue] = {}
@@ -242,9 +244,4 @@ def value_of(tag: int, raw: bytes) -> SnmpValue:
         return _new_value((kind, number))
     key = (tag, raw)
     value = _values.get(key)
-    if value is None:
-        value = _value(tag, raw)
-        if len(_values) > 50_000:
-            _values.clear()
-        _values[key] = value
-    return value
+    return value if value is not None else remember(_values, key, _value(tag, raw))

@@ -25,7 +25,7 @@ from pysnmp.hlapi.v3arch.asyncio import (
 from pysnmp.hlapi.v3arch.asyncio import auth as _auth
 from pysnmp.proto import rfc1902, rfc1905
 
-from collectors.ber import BerError, decode_varbinds, message_version, response_body, response_header
+from collectors.ber import BerError, decode_varbinds, message_version, remember, response_body, response_header
 from collectors.snmptypes import (
     END_OF_MIB,
     MALFORMED_TEXT,
@@ -235,14 +235,10 @@ def _guard_receive(engine: SnmpEngine) -> None:
                 _, community, _, pos, end = response_header(raw)
                 _, _, start, stop = response_body(raw, pos, end)
                 decode_varbinds(raw, start, stop)
-                if len(arrivals) > 10_000:
-                    arrivals.clear()
-                arrivals[(sender, community)] = arrived
+                remember(arrivals, (sender, community), arrived, limit=10_000)
             return receive(snmp_engine, domain, address, message)
         except Exception as exc:  # BerError, or whatever pysnmp raises on a reply it cannot parse
-            if len(malformed) > 10_000:
-                malformed.clear()
-            malformed[sender] = time.monotonic()
+            remember(malformed, sender, time.monotonic(), limit=10_000)
             reason = str(exc) if isinstance(exc, BerError) else type(exc).__name__
             log.debug("dropped a malformed SNMP datagram from %s (%s)", sender[0], reason)
             return b""

@@ -53,19 +53,21 @@ def retry_every_s(redis, device_id: int, interval_s: int) -> int | None:
     return _every(interval_s) * interval_s if unreachable(silent) else None
 
 
-def target(target: SnmpTarget, silent: int) -> SnmpTarget:
+def target(snmp_target: SnmpTarget, silent: int) -> SnmpTarget:
     """An unreachable device's target gets one try per request (no retries)."""
-    return replace(target, retries=0) if unreachable(silent) and target.retries else target
+    return replace(snmp_target, retries=0) if unreachable(silent) and snmp_target.retries else snmp_target
 
 
-def remember(redis, heard: dict[int, bool]) -> None:
-    """Count another silent poll for each device that gave no answer; forget the count of each that answered."""
-    if not heard:
+def remember(redis, heard: dict[int, bool], counts: dict[int, int]) -> None:
+    """Count another silent poll for each device that gave no answer; forget the count of each that answered
+    after silent polls (`counts`, as silent_polls read them). Devices that answered before and now cost nothing."""
+    changed = {pk: gone for pk, gone in heard.items() if gone or counts.get(pk)}
+    if not changed:
         return
     pipe = redis.pipeline(transaction=False)
-    for pk, silent in heard.items():
+    for pk, gone in changed.items():
         key = SILENT_KEY.format(device=pk)
-        if silent:
+        if gone:
             pipe.incr(key)
             pipe.expire(key, SILENT_TTL_S)
         else:

@@ -147,8 +147,7 @@ def _poll_and_record(devices: list[Device], tick: int | None, silent: dict[int, 
             await flusher.close()
 
     results = aio.run(poll_all())
-    heard = {int(o.key): o.silent for o in results}
-    backoff.remember(redis, {pk: gone for pk, gone in heard.items() if gone or silent[pk]})  # changes only
+    backoff.remember(redis, {int(o.key): o.silent for o in results}, silent)
     if unsaved:  # their flush's follow-up failed (logged): keep the counters now
         store.save_many(dict(unsaved))
     by_key = {str(d.pk): d for d in devices}

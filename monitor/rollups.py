@@ -111,12 +111,9 @@ def rollup(client: InfluxDBClient, start: datetime, stop: datetime) -> None:
 def batch_client() -> InfluxDBClient:
     """A client of its own for rollups, which read hours to days of every series at once: MONITOR_ROLLUP_TIMEOUT_S,
     not a page's timeout. Use it in a `with` block (it is closed there)."""
-    return InfluxDBClient(
-        url=settings.INFLUXDB_URL,
-        token=settings.INFLUXDB_TOKEN,
-        org=settings.INFLUXDB_ORG,
-        timeout=settings.MONITOR_ROLLUP_TIMEOUT_S * 1000,
-    )
+    from monitor.queries import connect
+
+    return connect(settings.MONITOR_ROLLUP_TIMEOUT_S * 1000)
 
 
 def backfill(
