@@ -28,6 +28,7 @@ class BatchJob:
     profile: Profile | None = None
     discover: bool = False
     pinned_profile: str = ""
+    interval_s: float | None = None  # its poll interval: how close two readings may be and give a rate (None: any)
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,15 @@ async def _poll(job: BatchJob, engine: str, tolerance: float, profiles: dict[str
     if job.discover and profiles is not None:
         found = await discover(job.target, profiles, job.pinned_profile, engine)
         profile = profiles.get(found.profile)
-    result = await poll_device(job.target, job.key, job.previous, profile=profile, tolerance=tolerance, engine=engine)
+    result = await poll_device(
+        job.target,
+        job.key,
+        job.previous,
+        profile=profile,
+        tolerance=tolerance,
+        engine=engine,
+        interval_s=job.interval_s,
+    )
     return BatchOutcome(job.key, result, discovery=found, profile=profile, finished_at=time.time())
 
 

@@ -1,4 +1,5 @@
-"""Write finished polls' lines every fraction of a second from a thread, while slower devices are still polled."""
+"""Write finished polls' lines (raw samples and closed rollup windows) every fraction of a second from a thread,
+while slower devices are still polled."""
 
 from __future__ import annotations
 
@@ -27,13 +28,17 @@ class LineFlusher:
         self.on_flushed = on_flushed
         # device key -> what became of its lines: WRITTEN, SPOOLED or LOST (truthy only when WRITTEN)
         self.written: dict[str, WriteResult] = {}
-        self._lines: list[str] = []
+        self._lines: dict[str, list[str]] = {}  # tier -> lines
         self._keys: list[str] = []
         self._task: asyncio.Task | None = None
         self._closing: asyncio.Event | None = None
 
-    def add(self, key: str, lines: list[str]) -> None:
-        self._lines += lines
+    def add(self, key: str, lines: list[str], rollups: dict[str, list[str]] | None = None) -> None:
+        """A device's raw lines, and the lines of the rollup windows its poll closed ({tier: lines})."""
+        self._lines.setdefault("raw", []).extend(lines)
+        for tier, more in (rollups or {}).items():
+            if more:
+                self._lines.setdefault(tier, []).extend(more)
         self._keys.append(key)
 
     def start(self) -> None:
@@ -58,13 +63,16 @@ class LineFlusher:
         lines, keys = self._lines, self._keys
         if not keys:
             return
-        self._lines, self._keys = [], []
+        self._lines, self._keys = {}, []
         loop = asyncio.get_running_loop()
-        try:
-            result = await loop.run_in_executor(None, self.writer.write_lines, lines)
-        except Exception as exc:  # the writer spools on outages; anything else must not stop the polls
-            log.error("writing %d lines failed, they are lost: %s", len(lines), type(exc).__name__)
-            result = WriteResult.LOST
+        result = WriteResult.WRITTEN
+        for tier, batch in lines.items():
+            try:
+                done = await loop.run_in_executor(None, self.writer.write_lines, batch, tier)
+            except Exception as exc:  # the writer spools on outages; anything else must not stop the polls
+                log.error("writing %d %s lines failed, they are lost: %s", len(batch), tier, type(exc).__name__)
+                done = WriteResult.LOST
+            result = result.worse(done)
         for key in keys:
             self.written[key] = result.worse(self.written.get(key, WriteResult.WRITTEN))
         if self.on_flushed is not None:

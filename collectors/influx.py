@@ -7,7 +7,7 @@ import enum
 import logging
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 
 from influxdb_client import InfluxDBClient, WritePrecision
@@ -20,12 +20,13 @@ from collectors.samples import Sample
 log = logging.getLogger(__name__)
 
 
-def _oldest(lines: list[str], path: Path) -> float:
-    """The oldest sample time of spooled lines (epoch seconds; ms timestamps end every line), else when spooled."""
-    try:
-        return min(int(line.rsplit(" ", 1)[1]) for line in lines) / 1000
-    except (ValueError, IndexError):
-        return int(path.name.split("-", 1)[0]) / 1e9
+TIERS = ("raw", "5m", "1h")  # where a line goes: the raw samples' bucket, or a rollup tier's (collectors/rollup)
+
+
+def _tier_of(path: Path) -> str:
+    """The tier a spool file's lines belong to (`<ns>-<pid>-<tier>.lp`; older files without one are raw)."""
+    tier = path.name.split(".", 1)[0].rsplit("-", 1)[-1]
+    return tier if tier in TIERS else "raw"
 
 
 class InfluxWriteError(Exception):
@@ -77,11 +78,11 @@ class InfluxWriter:
         *,
         timeout_ms: int = 10000,
         spool_max_bytes: int = 512 * 1024 * 1024,
-        on_replayed: Callable[[float], None] | None = None,
+        rollup_buckets: dict[str, str] | None = None,
     ):
-        self.on_replayed = on_replayed  # told the oldest sample time of each replayed file (rollups redo from it)
         self.org = org
         self.bucket = bucket
+        self.buckets = {"raw": bucket, **(rollup_buckets or {})}  # tier -> bucket
         self.spool_dir = Path(spool_dir)
         self.spool_max_bytes = spool_max_bytes
         self._client = InfluxDBClient(url=url, token=token, org=org, timeout=timeout_ms)
@@ -94,17 +95,18 @@ class InfluxWriter:
         """Write samples now, or spool them if InfluxDB is unavailable. Returns True when written."""
         return self.write_lines(format_samples(samples)) is WriteResult.WRITTEN
 
-    def write_lines(self, lines: list[str]) -> WriteResult:
-        """Write line protocol now, or spool it if InfluxDB is unavailable; says which, or that the lines are lost."""
+    def write_lines(self, lines: list[str], tier: str = "raw") -> WriteResult:
+        """Write line protocol to a tier's bucket now, or spool it if InfluxDB is unavailable; says which, or that
+        the lines are lost."""
         if not lines:
             return WriteResult.WRITTEN
         try:
-            self._post(lines)
+            self._post(lines, tier)
         except InfluxWriteError as exc:
             if exc.invalid:
                 self._reject(lines, exc)
                 return WriteResult.REJECTED
-            if self._spool(lines):
+            if self._spool(lines, tier):
                 log.warning("InfluxDB write failed, %d lines spooled: %s", len(lines), exc)
                 return WriteResult.SPOOLED
             log.error("InfluxDB write failed and the spool cannot keep them: %d lines lost: %s", len(lines), exc)
@@ -112,11 +114,12 @@ class InfluxWriter:
         self.replay_spool()
         return WriteResult.WRITTEN
 
-    def _post(self, lines: list[str]) -> None:
+    def _post(self, lines: list[str], tier: str = "raw") -> None:
+        bucket = self.buckets.get(tier)
+        if bucket is None:  # a rollup line with no bucket configured for its tier: a caller's mistake, said once
+            raise InfluxWriteError(f"no bucket for the {tier} tier", 422)
         try:
-            self._api.write(
-                bucket=self.bucket, org=self.org, record="\n".join(lines), write_precision=WritePrecision.MS
-            )
+            self._api.write(bucket=bucket, org=self.org, record="\n".join(lines), write_precision=WritePrecision.MS)
         except Exception as exc:  # urllib3 and ApiException both land here
             status = getattr(exc, "status", None)
             reason = getattr(exc, "reason", None) or type(exc).__name__
@@ -134,10 +137,10 @@ class InfluxWriter:
             return []
         return sorted(p for p in self.spool_dir.glob("*.lp") if p.is_file())
 
-    def _spool(self, lines: list[str]) -> bool:
+    def _spool(self, lines: list[str], tier: str = "raw") -> bool:
         """Keep lines in a new spool file; False (said in the log) when the bound is reached or the disk refuses."""
         data = ("\n".join(lines) + "\n").encode()
-        name = f"{time.time_ns():020d}-{os.getpid()}.lp"
+        name = f"{time.time_ns():020d}-{os.getpid()}-{tier}.lp"
         tmp = self.spool_dir / (name + ".tmp")
         try:
             if self.spooled_bytes() + len(data) > self.spool_max_bytes:
@@ -170,15 +173,12 @@ class InfluxWriter:
                 continue  # another worker took it
             lines = [line for line in claimed.read_text().splitlines() if line]
             try:
-                self._post(lines)
+                self._post(lines, _tier_of(path))
             except InfluxWriteError as exc:
                 if not exc.invalid:
                     claimed.rename(path)
                     break
                 self._reject(lines, exc)  # a file InfluxDB will never take must not hold up the ones behind it
-            else:
-                if self.on_replayed is not None:
-                    self.on_replayed(_oldest(lines, path))
             claimed.unlink()
             sent += 1
         return sent

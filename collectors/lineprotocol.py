@@ -34,7 +34,7 @@ def _key(name: str) -> str:
 
 
 @lru_cache(maxsize=65536)
-def _series(measurement: str, tags: tuple[tuple[str, str], ...]) -> str:
+def series_key(measurement: str, tags: tuple[tuple[str, str], ...]) -> str:
     """Measurement and tag set, escaped: the same series comes back every poll, so each is escaped once."""
     rendered = "".join(
         f",{_key(key)}={tag_value(value).translate(_TAG_VALUE)}" for key, value in sorted(tags) if value != ""
@@ -57,7 +57,7 @@ def format_sample(sample: Sample) -> str | None:
             fields.append(prefix + repr(float(value)))
     if not fields:
         return None
-    series = _series(sample.measurement, tuple(sample.tags.items()))
+    series = series_key(sample.measurement, tuple(sample.tags.items()))
     return f"{series} {','.join(fields)} {round(sample.time * 1000)}"
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from collectors.counters import Reading, counter_rate
+from collectors.counters import TOO_SOON, Reading, counter_rate
 from collectors.lineprotocol import tag_value
 from collectors.profiles import DERIVED, Metric, Profile, Table
 from collectors.samples import CounterState, Sample
@@ -30,20 +30,25 @@ class MetricReport:
 
 
 def to_number(value: SnmpValue, metric: Metric) -> float:
-    """A number from a device value: numbers as they are, strings through the metric's regex or float()."""
+    """A number from a device value, with the metric's scale and offset applied."""
+    return parse_number(value, metric) * metric.scale + metric.offset
+
+
+def parse_number(value: SnmpValue, metric: Metric) -> float:
+    """The number a device value carries, unscaled: numbers as they are, strings through the regex or float()."""
     if value.kind in NUMERIC:
         if metric.parse is not None:
             raise ValueProblem(f"expected a string to parse, got a number of type {value.kind}")
-        return float(value.value) * metric.scale + metric.offset
+        return float(value.value)
     if value.kind == "octets":
         text = value.printable(4096)
         if metric.parse is not None:
             found = metric.parse.findall(text)
             if len(found) <= metric.pick:
                 raise ValueProblem(f"{text[:60]!r} does not match the profile's pattern")
-            return float(found[metric.pick]) * metric.scale + metric.offset
+            return float(found[metric.pick])
         try:
-            return float(text) * metric.scale + metric.offset
+            return float(text)
         except ValueError:
             raise ValueProblem(f"expected a number, got the string {text[:60]!r}") from None
     raise ValueProblem(f"expected a number, got a value of type {value.kind}")
@@ -58,12 +63,14 @@ async def read_metrics(
     read_at: float,
     rebooted: bool,
     scalar_values: dict[str, SnmpValue] | None = None,
+    min_interval: float = 0.0,
 ) -> MetricReport:
     """Read every scalar and table of the profile; problems are per metric, never fatal to the poll.
 
-    `scalar_values`: the scalars, already read at `read_at` (the poll asks for them with sysUpTime)."""
+    `scalar_values`: the scalars, already read at `read_at` (the poll asks for them with sysUpTime);
+    `min_interval`: counters read closer than this to their kept reading give no rate and keep it."""
     report = MetricReport()
-    context = _Context(previous, state, read_at, rebooted)
+    context = _Context(previous, state, read_at, rebooted, min_interval)
     if profile.scalars:
         values = scalar_values
         if values is None:
@@ -135,6 +142,7 @@ class _Context:
     state: CounterState
     read_at: float
     rebooted: bool
+    min_interval: float = 0.0
 
 
 def _table_samples(
@@ -196,26 +204,35 @@ def _evaluate(
     problems = []
     for value in present:  # the first OID whose value reads as a number wins
         try:
-            number = to_number(value, metric)
+            number = parse_number(value, metric)
         except ValueProblem as exc:
             problems.append(str(exc))
             continue
         if metric.type == "counter":
-            bits = 64 if value.kind == "counter64" else 32
-            raw = int(value.value) if value.kind in NUMERIC else int(number)
-            reading = ctx.state.counters[key + metric.name] = Reading(raw, bits, ctx.read_at)
-            fields["_raw_" + metric.name] = raw
-            rate = counter_rate(
-                ctx.previous.reading(key + metric.name) if ctx.previous else None, reading, rebooted=ctx.rebooted
-            )
-            if rate.per_second is not None:
-                fields[metric.name] = rate.per_second * metric.scale
+            _counter(metric, value, number, key + metric.name, fields, ctx)
         else:
-            fields[metric.name] = number
+            fields[metric.name] = number * metric.scale + metric.offset
         if metric.name in fields:
             report.values.append((metric.name, tags, fields[metric.name], metric.unit))
         return
     report.errors.append(f"{metric.name}: {problems[0]}")
+
+
+def _counter(
+    metric: Metric, value: SnmpValue, number: float, key: str, fields: dict[str, float], ctx: _Context
+) -> None:
+    """A counter's rate, scaled once; read too soon after the kept reading, no rate (nor ratio) and it is kept."""
+    raw = int(value.value) if value.kind in NUMERIC else int(number)
+    reading = Reading(raw, 64 if value.kind == "counter64" else 32, ctx.read_at)
+    before = ctx.previous.reading(key) if ctx.previous else None
+    rate = counter_rate(before, reading, rebooted=ctx.rebooted, min_interval=ctx.min_interval)
+    if rate is TOO_SOON:
+        ctx.state.counters[key] = before
+        return
+    ctx.state.counters[key] = reading
+    fields["_raw_" + metric.name] = raw  # unscaled, for ratios of deltas
+    if rate.per_second is not None:
+        fields[metric.name] = rate.per_second * metric.scale
 
 
 def _ratios(metrics: tuple[Metric, ...], key: str, fields: dict[str, float], ctx: _Context) -> None:

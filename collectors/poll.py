@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from collectors.counters import counter_rate, new_reading
+from collectors.counters import TOO_SOON, counter_rate, min_rate_interval, new_reading
 from collectors.interfaces import Port, read_ports
 from collectors.metrics import read_metrics, scalar_oids
 from collectors.profiles import IF_COUNTER_GROUPS, Profile
@@ -47,9 +47,13 @@ async def poll_device(
     tolerance: float = 1.1,
     engine: str = "pysnmp",
     clock: Callable[[], float] = time.time,
+    interval_s: float | None = None,
 ) -> PollResult:
-    """Poll a device once. Raises SnmpError (from the session) when the device cannot be read at all."""
+    """Poll a device once. Raises SnmpError (from the session) when the device cannot be read at all.
+
+    `interval_s`, the device's poll interval, sets how close two readings may be and still give a rate."""
     started = clock()
+    min_interval = min_rate_interval(interval_s)
     session = open_session(target, engine)
     scalars = scalar_oids(profile) if profile is not None else []
     first = await session.get([SYS_UPTIME, *scalars])  # the profile's scalars travel with sysUpTime
@@ -74,10 +78,20 @@ async def poll_device(
                 state.ports = previous.ports
         read_at = clock()
         for port in result.ports:
-            result.samples.append(_port_sample(port, device_key, previous, state, read_at, result, tolerance))
+            result.samples.append(
+                _port_sample(port, device_key, previous, state, read_at, result, tolerance, min_interval)
+            )
     if profile is not None:
         report = await read_metrics(
-            session, profile, device_key, previous, state, scalars_at, result.rebooted, scalar_values=first
+            session,
+            profile,
+            device_key,
+            previous,
+            state,
+            scalars_at,
+            result.rebooted,
+            scalar_values=first,
+            min_interval=min_interval,
         )
         result.samples += report.samples
         result.errors += report.errors
@@ -99,10 +113,12 @@ def _port_sample(
     read_at: float,
     result: PollResult,
     tolerance: float,
+    min_interval: float,
 ) -> Sample:
     fields: dict[str, float | int] = {"speed_bps": port.speed_bps}
     if port.oper_up is not None:
         fields["oper_up"] = int(port.oper_up)
+    ceiling_only = not port.speed_bps  # 1 Tbit/s bounds a port of unknown speed, but is not its line rate
     line_rate = port.speed_bps or UNKNOWN_SPEED_BPS  # a port of unknown speed is no faster than the fastest there is
     max_bytes, max_packets = line_rate / 8, line_rate / MIN_FRAME_BITS
     kept = previous.counters if previous is not None else {}
@@ -123,8 +139,17 @@ def _port_sample(
         else:
             continue
         key = prefix + name
-        state.counters[key] = reading
-        rate = counter_rate(kept.get(key), reading, max_per_second=limit, rebooted=rebooted, tolerance=tolerance)
+        before = kept.get(key)
+        rate = counter_rate(
+            before,
+            reading,
+            max_per_second=limit,
+            rebooted=rebooted,
+            tolerance=tolerance,
+            min_interval=min_interval,
+            ceiling_only=ceiling_only,
+        )
+        state.counters[key] = before if rate is TOO_SOON else reading  # too soon: the next rate spans both
         if rate.per_second is None:
             result.gaps[f"{port.name} {name}"] = rate.reason
         else:
@@ -133,9 +158,12 @@ def _port_sample(
 
 
 def _rebooted(previous: CounterState | None, uptime_ticks: int, now: float) -> bool:
-    """sysUpTime went backwards, unless it is the 497-day TimeTicks wrap."""
-    if previous is None or previous.uptime_ticks is None or uptime_ticks >= previous.uptime_ticks:
+    """sysUpTime grew less than the time since the last poll (a reboot), unless it is the 497-day TimeTicks wrap."""
+    if previous is None or previous.uptime_ticks is None:
         return False
     elapsed = now - (previous.taken_at or now)
-    wrapped_s = (uptime_ticks + UPTIME_WRAP - previous.uptime_ticks) / 100.0
-    return abs(wrapped_s - elapsed) > max(5.0, elapsed * 0.1)
+    tolerance = max(5.0, elapsed * 0.1)
+    grown_s = (uptime_ticks - previous.uptime_ticks) / 100.0
+    if grown_s < 0:
+        return abs(grown_s + UPTIME_WRAP / 100.0 - elapsed) > tolerance
+    return grown_s < elapsed - tolerance

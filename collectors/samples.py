@@ -10,6 +10,7 @@ import orjson
 
 from collectors.counters import Reading
 from collectors.interfaces import KnownPorts
+from collectors.rollup import Windows
 
 
 class Sample(NamedTuple):
@@ -30,6 +31,7 @@ class CounterState:
     counters: dict[str, Reading] = field(default_factory=dict)
     ports: KnownPorts | None = None  # names, aliases and speeds as last read (not re-read every poll)
     rows: dict[str, int] = field(default_factory=dict)  # rows of each profile table, to size the next walk
+    windows: Windows = field(default_factory=Windows)  # open 5-minute and 1-hour rollup windows (collectors/rollup)
 
     def reading(self, key: str) -> Reading | None:
         """The counter kept under `key`, as a Reading for rate maths (None when it was not read last time)."""
@@ -46,6 +48,8 @@ class CounterState:
             raw["ports"] = self.ports.to_raw()
         if self.rows:
             raw["rows"] = self.rows
+        if self.windows.series:
+            raw["windows"] = self.windows.to_raw()
         return orjson.dumps(raw, option=orjson.OPT_NON_STR_KEYS)  # ifIndex keys in the port knowledge
 
     @classmethod
@@ -68,6 +72,7 @@ class CounterState:
                 counters=dict(zip(keys, map(_reading, zip(values, bits, times, strict=True)), strict=True)),
                 ports=KnownPorts.from_raw(raw["ports"]) if "ports" in raw else None,
                 rows={str(k): int(v) for k, v in raw.get("rows", {}).items()},
+                windows=Windows.from_raw(raw.get("windows")),
             )
         except (orjson.JSONDecodeError, ValueError, KeyError, TypeError, IndexError, AttributeError):
             return None

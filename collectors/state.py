@@ -6,6 +6,7 @@ from collectors.samples import CounterState
 
 KEY = "monitor:counters:{device}"
 TTL_S = 7 * 24 * 3600  # stale state older than a week is useless for rates
+OPEN_KEY = "monitor:rollups:open"  # sorted set: device key -> when its earliest open rollup window ends
 
 
 class CounterStore:
@@ -18,7 +19,7 @@ class CounterStore:
         return CounterState.from_json(self.redis.get(KEY.format(device=device_key)))
 
     def save(self, device_key: str, state: CounterState) -> None:
-        self.redis.set(KEY.format(device=device_key), state.to_json(), ex=TTL_S)
+        self.save_many({device_key: state})
 
     def load_many(self, device_keys: list[str]) -> dict[str, CounterState | None]:
         """Every device's state in one round trip."""
@@ -32,9 +33,25 @@ class CounterStore:
         if not states:
             return
         pipe = self.redis.pipeline(transaction=False)
+        ends = {}
         for key, state in states.items():
             pipe.set(KEY.format(device=key), state.to_json(), ex=TTL_S)
+            if state.windows.series:
+                ends[key] = min(entry[0] for entry in state.windows.series.values()) + 300
+            else:
+                pipe.zrem(OPEN_KEY, key)
+        if ends:
+            pipe.zadd(OPEN_KEY, ends)
         pipe.execute()
 
+    def open_until(self, moment: float) -> list[str]:
+        """Devices with a rollup window that ended before `moment` and is still open (no poll closed it)."""
+        return [
+            key.decode() if isinstance(key, bytes) else key for key in self.redis.zrangebyscore(OPEN_KEY, 0, moment)
+        ]
+
     def forget(self, device_key: str) -> None:
-        self.redis.delete(KEY.format(device=device_key))
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.delete(KEY.format(device=device_key))
+        pipe.zrem(OPEN_KEY, device_key)
+        pipe.execute()

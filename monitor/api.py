@@ -1,4 +1,5 @@
-"""JSON and CSV API: GET /api/graphs/<id>/series, /api/aggregates/<id>/series, /api/devices/<id>/heatmap."""
+"""JSON and CSV API: a page's graphs in one request (GET /api/series), one graph or aggregate
+(/api/graphs/<id>/series, /api/aggregates/<id>/series, .csv), and a device's volume latency heatmap."""
 
 from __future__ import annotations
 
@@ -6,20 +7,25 @@ import csv
 import logging
 from datetime import datetime, timezone
 
+import orjson
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_GET
 
-from monitor import queries
 from monitor.access import Access, access_for
 from monitor.graphtemplates import TEMPLATES, GraphTemplate
+from monitor.ids import parse_id
 from monitor.models import Graph, Interface
-from monitor.queries import top
 from monitor.timerange import RangeError, TimeRange, parse_range
+from monitor.timeseries import aggregates, series, top
+from monitor.timeseries.flux import Member, Plot
+from monitor.timeseries.series import MAX_POINTS, Window
 from monitor.viewhelpers import api_auth, json_error, neutral_cell, parse_points
 
 log = logging.getLogger(__name__)
 UNAVAILABLE = "the time-series database is not answering; try again shortly"
 HEATMAP_FIELDS = ("read_latency_ms", "write_latency_ms")
+MAX_BATCH = 300  # graphs per page request (a 52-port switch has 158)
+P95_MODES = ("now", "later", "only")
 
 
 class BadRequest(ValueError):
@@ -33,26 +39,41 @@ class BadRequest(ValueError):
 def _window(request: HttpRequest) -> tuple[TimeRange, int]:
     try:
         window = parse_range(request.GET.get("start"), request.GET.get("end"), request.GET.get("range"))
-        return window, parse_points(request.GET.get("points"), queries.MAX_POINTS)
+        return window, parse_points(request.GET.get("points"), MAX_POINTS)
     except RangeError as exc:
         raise BadRequest(str(exc)) from None
 
 
-def _scale(request: HttpRequest, template: GraphTemplate, members: list[Graph]) -> tuple[float, str]:
-    """Bits (as stored), bytes, or percent of the ports' speed."""
-    unit = request.GET.get("unit", "")
-    if unit in ("", "bits"):
-        return 1.0, template.unit
+def _unit(request: HttpRequest) -> str:
+    unit = request.GET.get("unit", "") or "bits"
+    if unit not in ("bits", "bytes", "percent"):
+        raise BadRequest(f"unit={unit[:20]!r} is not available (bits, bytes or percent)")
+    return unit
+
+
+def _scale(unit: str, template: GraphTemplate, members: list[Graph], speeds: dict, strict: bool) -> tuple[float, str]:
+    """Bits (as stored), bytes, or percent of the ports' speed; `strict` refuses a unit the graph cannot show."""
     if unit == "bytes" and template.unit == "bit/s":
         return 0.125, "B/s"
     if unit == "percent" and template.percent_of_speed:
-        rows = Interface.objects.filter(device_id__in={g.device_id for g in members})
-        speeds = {(i.device_id, i.name): i.speed_bps for i in rows}
         speed = sum(speeds.get((g.device_id, g.instance), 0) for g in members)
-        if speed <= 0:
+        if speed > 0:
+            return 100.0 / speed, "%"
+        if strict:
             raise BadRequest("the port speed is unknown, so utilisation cannot be drawn")
-        return 100.0 / speed, "%"
-    raise BadRequest(f"unit={unit[:20]!r} is not available for this graph (bits, bytes or percent)")
+    elif unit != "bits" and strict:
+        raise BadRequest(f"unit={unit!r} is not available for this graph (bits, bytes or percent)")
+    return 1.0, template.unit
+
+
+def _speeds(members: list[Graph]) -> dict[tuple[int, str], int]:
+    rows = Interface.objects.filter(device_id__in={g.device_id for g in members})
+    return {(i.device_id, i.name): i.speed_bps for i in rows}
+
+
+def _plot(key: str, template: GraphTemplate, members: list[Graph], scale: float) -> Plot:
+    found = tuple(Member(str(g.device_id), g.instance, g.device.poll_interval_s) for g in members)
+    return Plot(key, template, found, scale)
 
 
 def _members(access: Access, kind: str, object_id: int) -> tuple[str, GraphTemplate, list[Graph]]:
@@ -77,17 +98,25 @@ def _members(access: Access, kind: str, object_id: int) -> tuple[str, GraphTempl
     return title, template, members
 
 
+def _read(plots: list[Plot], span: Window, p95: str) -> dict[str, dict]:
+    """Every plot's data: single graphs in one read per tier, aggregates one by one."""
+    try:
+        out = series.read([p for p in plots if not p.summed], span, p95)
+        for plot in plots:
+            if plot.summed:
+                out[plot.key] = aggregates.read(plot, span, "later" if p95 == "later" else "now")
+        return out
+    except Exception as exc:
+        log.warning("series query failed: %s", type(exc).__name__, exc_info=True)
+        raise BadRequest(UNAVAILABLE, 503) from None
+
+
 def _data(request: HttpRequest, kind: str, object_id: int) -> dict:
     title, template, members = _members(access_for(request), kind, object_id)
     window, points = _window(request)
-    scale, unit = _scale(request, template, members)
-    selection = queries.Selection(tuple((str(g.device_id), g.instance) for g in members))
-    interval = max(g.device.poll_interval_s for g in members)
-    try:
-        data = queries.series(template, selection, window.start, window.end, points, interval, scale)
-    except Exception as exc:
-        log.warning("series query for %s %s failed: %s", kind, object_id, type(exc).__name__)
-        raise BadRequest(UNAVAILABLE, 503) from None
+    scale, unit = _scale(_unit(request), template, members, _speeds(members), strict=True)
+    plot = _plot(f"{kind}:{object_id}", template, members, scale)
+    data = _read([plot], Window.of(window.start, window.end, points), "now")[plot.key]
     data["unit"] = unit
     data["graph"] = {"id": object_id, "kind": kind, "title": title, "template": template.slug}
     data["graph"]["device"] = members[0].device.name if kind == "graph" else ""
@@ -95,14 +124,78 @@ def _data(request: HttpRequest, kind: str, object_id: int) -> dict:
     return data
 
 
+def _json(data: dict, status: int = 200) -> HttpResponse:
+    return HttpResponse(orjson.dumps(data), content_type="application/json", status=status)
+
+
 @require_GET
 @api_auth
-def series_json(request: HttpRequest, object_id: int, kind: str = "graph") -> JsonResponse:
+def series_json(request: HttpRequest, object_id: int, kind: str = "graph") -> HttpResponse:
     """Points [t_ms, min, mean, max] per series (never more than `points`), legend stats and resolution."""
     try:
-        return JsonResponse(_data(request, kind, object_id))
+        return _json(_data(request, kind, object_id))
     except BadRequest as exc:
         return json_error(exc.status, str(exc))
+
+
+def _ids(request: HttpRequest, name: str) -> list[int]:
+    raw = request.GET.getlist(name)
+    ids = [parse_id(text) for text in raw]
+    if None in ids:
+        bad = next(text for text, parsed in zip(raw, ids, strict=True) if parsed is None)
+        raise BadRequest(f"{name}={bad[:20]!r} is not an id")
+    return list(dict.fromkeys(i for i in ids if i is not None))
+
+
+@require_GET
+@api_auth
+def series_batch(request: HttpRequest) -> HttpResponse:
+    """Many graphs and aggregates of one window in one answer: {"graphs": {id: data}, "aggregates": {id: data},
+    "errors": {"graph:id": message}}. `p95=later` leaves out the 95th percentiles that come from rollups (the
+    graphs say `p95_pending`); `p95=only` answers just those."""
+    try:
+        graph_ids, aggregate_ids = _ids(request, "graph"), _ids(request, "aggregate")
+        if not graph_ids and not aggregate_ids:
+            raise BadRequest("name at least one graph=<id> or aggregate=<id>")
+        if len(graph_ids) + len(aggregate_ids) > MAX_BATCH:
+            raise BadRequest(f"at most {MAX_BATCH} graphs per request")
+        p95 = request.GET.get("p95", "now")
+        if p95 not in P95_MODES:
+            raise BadRequest(f"p95 must be one of {', '.join(P95_MODES)}")
+        window, points = _window(request)
+        unit = _unit(request)
+        data = _batch(access_for(request), graph_ids, aggregate_ids, window, points, unit, p95)
+    except BadRequest as exc:
+        return json_error(exc.status, str(exc))
+    return _json(data | {"start": window.start.isoformat(), "end": window.end.isoformat(), "points_limit": points})
+
+
+def _batch(access: Access, graph_ids, aggregate_ids, window: TimeRange, points: int, unit: str, p95: str) -> dict:
+    errors: dict[str, str] = {}
+    picked: list[tuple[str, str, GraphTemplate, list[Graph]]] = []
+    for graph in access.graphs().select_related("device").filter(pk__in=graph_ids):
+        if graph.template in TEMPLATES:
+            picked.append(("graph", str(graph.pk), TEMPLATES[graph.template], [graph]))
+    for aggregate_id in aggregate_ids:
+        try:
+            _, template, members = _members(access, "aggregate", aggregate_id)
+        except BadRequest as exc:
+            errors[f"aggregate:{aggregate_id}"] = str(exc)
+            continue
+        picked.append(("aggregate", str(aggregate_id), template, members))
+    found = {(kind, key) for kind, key, _, _ in picked}
+    errors |= {f"graph:{i}": "no such graph" for i in graph_ids if ("graph", str(i)) not in found}
+    speeds = _speeds([g for *_, members in picked for g in members]) if unit == "percent" else {}
+    plots, units = [], {}
+    for kind, key, template, members in picked:
+        scale, units[f"{kind}:{key}"] = _scale(unit, template, members, speeds, strict=False)
+        plots.append(_plot(f"{kind}:{key}", template, members, scale))
+    read = _read(plots, Window.of(window.start, window.end, points), p95)
+    out: dict = {"graphs": {}, "aggregates": {}, "errors": errors}
+    for plot_key, data in read.items():
+        kind, key = plot_key.split(":", 1)
+        out["graphs" if kind == "graph" else "aggregates"][key] = data | {"unit": units[plot_key]}
+    return out
 
 
 @require_GET
@@ -117,10 +210,10 @@ def series_csv(request: HttpRequest, object_id: int, kind: str = "graph") -> Htt
     response["Content-Disposition"] = f'attachment; filename="{kind}-{object_id}.csv"'
     writer = csv.writer(response)
     writer.writerow(["time", "graph", "series", f"min ({data['unit']})", "mean", "max"])
-    for series in data["series"]:
-        for t_ms, low, mean, high in series["points"]:
+    for found in data["series"]:
+        for t_ms, low, mean, high in found["points"]:
             moment = datetime.fromtimestamp(t_ms / 1000, timezone.utc).isoformat()
-            writer.writerow([moment, *map(neutral_cell, (data["graph"]["title"], series["label"])), low, mean, high])
+            writer.writerow([moment, *map(neutral_cell, (data["graph"]["title"], found["label"])), low, mean, high])
     return response
 
 

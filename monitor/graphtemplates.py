@@ -218,3 +218,11 @@ _ALL = [
     ),
 ]
 TEMPLATES: dict[str, GraphTemplate] = {t.slug: t for t in _ALL}
+
+# {measurement: fields} whose rollup windows keep a total (rate x each sample's own interval), for the legends.
+ROLLUP_TOTALS: dict[str, frozenset[str]] = {}
+for _template in _ALL:
+    if _template.totals:
+        ROLLUP_TOTALS[_template.measurement] = ROLLUP_TOTALS.get(_template.measurement, frozenset()) | frozenset(
+            _template.fields
+        )

@@ -7,6 +7,8 @@ import socket
 
 from collectors.procs import gone
 
+DEVICE_RUNNING = "monitor:running:{device}"  # held while a device is polled (or its windows swept)
+
 _STEAL = """
 if redis.call('get', KEYS[1]) == ARGV[1] then
   return redis.call('set', KEYS[1], ARGV[2], 'EX', ARGV[3])

@@ -8,6 +8,7 @@ broken device costs the others nothing. Samples are written as each device finis
 from __future__ import annotations
 
 import logging
+import time
 
 from django.conf import settings
 from django.utils import timezone
@@ -15,9 +16,10 @@ from django.utils import timezone
 from collectors.batch import BatchJob, BatchOutcome, poll_many
 from collectors.flusher import LineFlusher
 from collectors.influx import WriteResult
-from collectors.lineprotocol import format_samples
+from collectors.lineprotocol import format_samples, series_key
 from collectors.samples import CounterState
 from monitor import aio, backoff, inventory, locks, services
+from monitor.graphtemplates import ROLLUP_TOTALS
 from monitor.models import Device
 from monitor.pollrecord import poller_sample, record_discovery, record_failures, record_skips, record_successes
 from monitor.profiles import registry
@@ -26,7 +28,7 @@ from monitor.signals import PollEvent, polls_finished
 log = logging.getLogger(__name__)
 
 TICK_KEY = "monitor:tick:{device}:{tick}"
-RUNNING_KEY = "monitor:running:{device}"
+RUNNING_KEY = locks.DEVICE_RUNNING
 SKIPPED_TICK = "skipped: tick already polled"
 BACKING_OFF = "skipped: not answering, tried on fewer ticks until it answers"
 SAID = {
@@ -107,18 +109,21 @@ def _poll_and_record(devices: list[Device], tick: int | None, silent: dict[int, 
             profile=profiles.get(d.profile),
             discover=needs_discovery(d),
             pinned_profile=d.pinned_profile,
+            interval_s=d.poll_interval_s,
         )
         for d in devices
     ]
     redis = services.redis_client()
     unsaved: dict[str, CounterState] = {}
+    intervals = {str(d.pk): float(d.poll_interval_s) for d in devices}
+    begun = float(tick) if tick is not None else time.time()  # every sample of this batch is from then or later
 
     def done_with(keys: list[str]) -> None:
         """Once a device's samples are written: keep its counters, then free it for its next tick at once,
         not when the batch's slowest device is done (a batch can outlast an interval; its devices must not)."""
         kept = {key: unsaved[key] for key in keys if key in unsaved}
         if kept:
-            store.save_many(kept)  # a failed walk has no result: the last good counters stay
+            store.save_many(kept)  # a failed poll keeps its last good counters (and its closed windows)
             for key in kept:
                 del unsaved[key]
         locks.release_many(redis, [RUNNING_KEY.format(device=key) for key in keys])
@@ -126,11 +131,19 @@ def _poll_and_record(devices: list[Device], tick: int | None, silent: dict[int, 
     flusher = LineFlusher(services.influx_writer(), settings.MONITOR_WRITE_EVERY_S, on_flushed=done_with)
 
     def written_as_done(outcome: BatchOutcome) -> None:
-        samples = outcome.result.samples if outcome.result is not None else []
-        status = poller_sample(outcome.key, outcome.result, tick, outcome.finished_at)
-        if outcome.result is not None:
-            unsaved[outcome.key] = outcome.result.state
-        flusher.add(outcome.key, format_samples([*samples, status]))
+        """Queue the device's samples and the rollup windows they close; a failed poll still closes what ended
+        (its last good counters are kept as they were)."""
+        samples = [
+            *(outcome.result.samples if outcome.result is not None else ()),
+            poller_sample(outcome.key, outcome.result, tick, outcome.finished_at),
+        ]
+        previous = states[outcome.key]
+        state = outcome.result.state if outcome.result is not None else previous or CounterState()
+        if previous is not None:
+            state.windows = previous.windows
+        closed = state.windows.take(samples, intervals[outcome.key], begun, series_key, ROLLUP_TOTALS)
+        unsaved[outcome.key] = state
+        flusher.add(outcome.key, format_samples(samples), closed)
 
     async def poll_all() -> list[BatchOutcome]:
         flusher.start()

@@ -10,6 +10,7 @@ from django.conf import settings
 
 from collectors.influx import InfluxWriter
 from collectors.state import CounterStore
+from monitor.timeseries import tiers
 
 
 @lru_cache(maxsize=1)
@@ -26,15 +27,8 @@ def influx_writer() -> InfluxWriter:
         settings.INFLUXDB_BUCKET,
         settings.VAR_DIR / "spool",
         timeout_ms=settings.INFLUXDB_TIMEOUT_MS,
-        on_replayed=_mark_late,
+        rollup_buckets=tiers.rollup_buckets(),
     )
-
-
-def _mark_late(oldest: float) -> None:
-    """Samples older than the rollup job's look-back reached InfluxDB (a spool replay): have it roll them up."""
-    from monitor import rollups
-
-    rollups.mark_late(redis_client(), oldest)
 
 
 def counter_store() -> CounterStore:
@@ -43,9 +37,9 @@ def counter_store() -> CounterStore:
 
 def reset_clients() -> None:
     """Close and forget the cached clients (settings changed, or the process is exiting)."""
-    from monitor import queries
+    from monitor.timeseries import client
 
-    for cached in (influx_writer, queries.client):
+    for cached in (influx_writer, client.client):
         if cached.cache_info().currsize:
             cached().close()
         cached.cache_clear()

@@ -142,10 +142,10 @@ CELERY_BEAT_SCHEDULER = "monitor.scheduler:DeviceScheduler"
 CELERY_TASK_DEFAULT_QUEUE = "celery"
 # Static periodic tasks (beside the per-device polls the scheduler builds): name -> {task, schedule, ...}.
 CELERY_BEAT_SCHEDULE: dict = {
-    # Min/mean/max rollups into the 5-minute and 1-hour buckets (monitor/rollups.py).
-    "rollups": {"task": "monitor.rollups.rollup_recent", "schedule": 300.0, "options": {"expires": 240}},
+    # Rollup windows are written by the polls that close them; this closes those of devices no longer polled.
+    "rollups-sweep": {"task": "monitor.timeseries.sweep", "schedule": 300.0, "options": {"expires": 240}},
 }
-CELERY_IMPORTS = ("monitor.rollups",)
+CELERY_IMPORTS = ("monitor.timeseries.sweep",)
 # Alert mails: send what is due (retries with back-off included) even if no poll kicks the sender.
 CELERY_BEAT_SCHEDULE["alerts-send-pending"] = {
     "task": "alerts.send_pending",

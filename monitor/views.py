@@ -1,4 +1,4 @@
-"""Pages: home dashboard, device, single graph and search; thin: data comes from models and monitor.queries."""
+"""Pages: home dashboard, device, single graph and search; thin: data comes from models and monitor.timeseries."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from monitor import backoff, services
 from monitor.access import Access, access_for
 from monitor.graphtemplates import TEMPLATES
 from monitor.models import Device, Graph, Interface
-from monitor.queries import top
 from monitor.timerange import RangeError, parse_range
+from monitor.timeseries import top
 from monitor.viewhelpers import GROUP_ORDER, graph_cards, range_context
 
 log = logging.getLogger(__name__)

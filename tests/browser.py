@@ -38,3 +38,16 @@ def log_in(page, base_url: str, username: str, password: str, next_path: str = "
     page.fill("input[name=password]", password)
     page.click("button[type=submit]")
     page.wait_for_load_state("networkidle")
+
+
+def scroll_until_drawn(page, count: int, timeout_s: float = 20.0) -> None:
+    """Scroll down the page a screen at a time (charts are drawn as they come near the view) until `count`
+    charts are drawn, then back to the top."""
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while page.evaluate("document.querySelectorAll('canvas[data-points]').length") < count:
+        assert time.monotonic() < deadline, f"fewer than {count} charts were drawn after scrolling the page"
+        page.evaluate("window.scrollBy(0, window.innerHeight / 2)")
+        page.wait_for_timeout(100)
+    page.evaluate("window.scrollTo(0, 0)")

@@ -155,7 +155,7 @@ def agent(stack_dir):
 
 @pytest.fixture
 def clean_backends(stack_env, influx):
-    """Empty Redis and the InfluxDB bucket before a test (device ids repeat across tests)."""
+    """Empty Redis and the InfluxDB buckets (raw and rollup tiers) before a test (device ids repeat across tests)."""
     from monitor import services as monitor_services
 
     monitor_services.redis_client().flushdb()
@@ -165,13 +165,14 @@ def clean_backends(stack_env, influx):
             "stop": (datetime.now(timezone.utc) + timedelta(days=2)).strftime("%Y-%m-%dT%H:%M:%SZ"),
         }
     )
-    request = urllib.request.Request(
-        f"{influx.url}/api/v2/delete?org={influx.org}&bucket={influx.bucket}",
-        data=body.encode(),
-        method="POST",
-        headers={"Authorization": f"Token {influx.token}", "Content-Type": "application/json"},
-    )
-    urllib.request.urlopen(request, timeout=30).close()
+    for bucket in (influx.bucket, f"{influx.bucket}_5m", f"{influx.bucket}_1h"):
+        request = urllib.request.Request(
+            f"{influx.url}/api/v2/delete?org={influx.org}&bucket={bucket}",
+            data=body.encode(),
+            method="POST",
+            headers={"Authorization": f"Token {influx.token}", "Content-Type": "application/json"},
+        )
+        urllib.request.urlopen(request, timeout=30).close()
     return stack_env
 
 

@@ -92,7 +92,7 @@ def restore_rates(agent):
 
 
 def make_switch(agent, name: str = "alert-switch", **extra) -> Device:
-    fields = {"host": "127.0.0.1", "port": agent.port, "community": "switch", "poll_interval_s": 5, "timeout_s": 1.0}
+    fields = {"host": "127.0.0.1", "port": agent.port, "community": "switch", "poll_interval_s": 2, "timeout_s": 1.0}
     return Device.objects.create(name=name, **{"retries": 1, **fields, **extra})
 
 

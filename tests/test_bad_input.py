@@ -20,10 +20,11 @@ from django.conf import settings
 from django.utils import timezone
 from influxdb_client.client.write_api import SYNCHRONOUS
 
-from monitor import queries
 from monitor.alerts.models import Maintenance, Rule
 from monitor.models import Device, Graph, Interface
+from monitor.timeseries import client as tsclient
 from monitor.trees.models import AggregateGraph, ApiToken, Tree, TreeNode
+from tests import influxq
 
 pytestmark = pytest.mark.django_db
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -449,7 +450,7 @@ def stored(clean_backends, device) -> dict:
         Sample("volume", {"device": str(device.pk), "volume": "vol1"}, {"read_latency_ms": 4.0}, now - i)
         for i in range(60, 1800, 60)
     ]
-    write = queries.client().write_api(write_options=SYNCHRONOUS)
+    write = tsclient.client().write_api(write_options=SYNCHRONOUS)
     write.write(settings.INFLUXDB_BUCKET, settings.INFLUXDB_ORG, format_samples(samples), write_precision="ms")
     good = Graph.objects.create(device=device, template="traffic", instance="1/g1", title="Traffic 1/g1")
     evil = Graph.objects.create(device=device, template="traffic", instance=EVIL_PORT, title="Traffic evil")
@@ -524,7 +525,7 @@ def test_a_stored_name_that_would_alter_flux_is_bound_as_a_literal(boss, stored)
         f'from(bucket: "{settings.INFLUXDB_BUCKET}") |> range(start: -1h)'
         f' |> filter(fn: (r) => r._measurement == "interface" and r._field == "in_bps" and r.port == "{EVIL_PORT}")'
     )
-    tables = queries.client().query_api().query(pasted)
+    tables = influxq.query(pasted)
     assert 100e6 in {r.get_value() for t in tables for r in t.records}  # pasted, another port's data leaks in
     response = boss.get(f"/api/graphs/{stored['evil'].pk}/series", {"start": "now-40m", "end": "now"})
     assert response.status_code == 200
@@ -646,18 +647,18 @@ def test_device_strings_with_backslashes_are_written_and_found_as_they_are(store
     and tag_value() is applied wherever a device string becomes a tag, so rows and series agree."""
     from collectors.lineprotocol import tag_value
     from collectors.samples import Sample
-    from monitor import flux, services
+    from monitor import services
 
     expected = "share/" if name == "share\\" else name
     assert tag_value(name) == expected
 
     sample = Sample("storage", {"device": str(stored["device"].pk), "storage": name}, {"used_bytes": 1.0}, time.time())
     assert services.influx_writer().write([sample])
-    script = flux.bind(
+    script = influxq.bind(
         'from(bucket: params.bucket) |> range(start: -1h) |> filter(fn: (r) => r._measurement == "storage")',
         {"bucket": settings.INFLUXDB_BUCKET},
     )
-    found = {r.values.get("storage") for t in queries.client().query_api().query(script) for r in t.records}
+    found = {r.values.get("storage") for t in influxq.query(script) for r in t.records}
     assert found == {expected}
 
 

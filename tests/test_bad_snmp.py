@@ -18,6 +18,7 @@ from pysnmp.proto import api
 from collectors.sessions import open_session
 from collectors.snmp import SnmpSession
 from collectors.snmptypes import SnmpError, SnmpTarget, SnmpTimeout, SnmpValue
+from tests import influxq
 from tests.snmpfake import FakeAgent, Mib, asked_oids, reply, with_raw_value
 
 SECRET = "s3cret-community"
@@ -526,13 +527,11 @@ def influx_points(device_id: int) -> list[tuple[str, str, str, object]]:
     """Every (measurement, port, field, value) InfluxDB holds for the device."""
     from django.conf import settings
 
-    from monitor import flux, queries
-
-    script = flux.bind(
+    script = influxq.bind(
         "from(bucket: params.bucket) |> range(start: -1h) |> filter(fn: (r) => r.device == params.device)",
         {"bucket": settings.INFLUXDB_BUCKET, "device": str(device_id)},
     )
-    tables = queries.client().query_api().query(script)
+    tables = influxq.query(script)
     return [
         (r.get_measurement(), r.values.get("port", ""), r.get_field(), r.get_value()) for t in tables for r in t.records
     ]

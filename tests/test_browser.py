@@ -7,7 +7,7 @@ import pytest
 from monitor.models import Device, Graph
 from monitor.polling import run_poll
 from monitor.trees.models import Tree, TreeNode, place_device
-from tests.browser import chromium_page, log_in
+from tests.browser import chromium_page, log_in, scroll_until_drawn
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -17,7 +17,7 @@ def test_device_page_draws_traffic_charts(agent, clean_backends, live_server, dj
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     viewer = django_user_model.objects.create_user("viewer", password="s3cret-pass-123")
     device = Device.objects.create(
-        name="browser-switch", host="127.0.0.1", port=agent.port, community="switch", poll_interval_s=5, timeout_s=1.0
+        name="browser-switch", host="127.0.0.1", port=agent.port, community="switch", poll_interval_s=2, timeout_s=1.0
     )
     tree = Tree.objects.create(name="Network")  # the viewer reads the device through the tree it sits in
     place_device(device, TreeNode.objects.create(tree=tree, kind="header", title="Switches"))
@@ -34,9 +34,7 @@ def test_device_page_draws_traffic_charts(agent, clean_backends, live_server, dj
         path = f"/devices/{device.pk}/?start=now-10m&end=now"
         log_in(page, live_server.url, "viewer", "s3cret-pass-123", path.replace("&", "%26").replace("?", "%3F"))
         assert page.url.endswith(path)
-        page.wait_for_function(
-            f"document.querySelectorAll('canvas[data-points]').length === {graph_count}", timeout=20000
-        )
+        scroll_until_drawn(page, graph_count)
         for graph_id in traffic:
             count = int(page.locator(f"figure[data-graph-id='{graph_id}'] canvas").get_attribute("data-points"))
             assert count >= 4, (graph_id, count)  # two series, at least two rates each

@@ -8,8 +8,8 @@ import pytest
 from django.conf import settings
 from influxdb_client.client.write_api import SYNCHRONOUS
 
-from monitor import queries
 from monitor.models import Device, Graph, Interface
+from monitor.timeseries import client as tsclient
 from monitor.trees.models import Tree, TreeNode, place_device
 from tests.browser import chromium_page, log_in
 
@@ -43,7 +43,7 @@ def fleet(clean_backends, django_user_model):
         for v in ("vol-a", "vol<b>")
         for k in range(60)
     ]
-    queries.client().write_api(write_options=SYNCHRONOUS).write(
+    tsclient.client().write_api(write_options=SYNCHRONOUS).write(
         bucket=settings.INFLUXDB_BUCKET, org=settings.INFLUXDB_ORG, record=lines, write_precision="s"
     )
     return {"graph": graph, "array": array}

@@ -10,10 +10,10 @@ import pytest
 from django.conf import settings
 from influxdb_client.client.write_api import SYNCHRONOUS
 
-from monitor import queries
 from monitor.models import Device, Graph, Interface
+from monitor.timeseries import client as tsclient
 from monitor.trees.models import Tree, TreeNode, place_device
-from tests.browser import chromium_page, log_in
+from tests.browser import chromium_page, log_in, scroll_until_drawn
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -43,7 +43,7 @@ def tree(clean_backends, django_user_model):
             f"interface,device={device.pk},port=1/g{i} in_bps={i * 1e8 + k * 1e5},out_bps=2e7 {now - 60 * k}"
             for k in range(8 * 60)
         ]
-    queries.client().write_api(write_options=SYNCHRONOUS).write(
+    tsclient.client().write_api(write_options=SYNCHRONOUS).write(
         bucket=settings.INFLUXDB_BUCKET, org=settings.INFLUXDB_ORG, record=lines, write_precision="s"
     )
     network = Tree.objects.create(name="Network")
@@ -54,7 +54,7 @@ def tree(clean_backends, django_user_model):
 
 
 def graphs_drawn(page, count: int) -> None:
-    page.wait_for_function(f"document.querySelectorAll('canvas[data-points]').length === {count}", timeout=20000)
+    scroll_until_drawn(page, count)
 
 
 def test_tree_branch_device_preset_zoom_and_reload(tree, live_server):

@@ -5,15 +5,16 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from monitor import queries
 from monitor.devstack import fleet, services
 from monitor.devstack.processes import free_udp_port
 from monitor.graphtemplates import TEMPLATES
 from monitor.models import Device, Interface
 from monitor.polling import run_poll
+from monitor.timeseries import series as ts_series
 
 pytestmark = pytest.mark.django_db
 WRAP = 2**32
+APART_S = 2.6  # between polls: a rate needs half the devices' 5 s poll interval between its readings
 
 
 def serve(tmp_path, name: str, ports: list[fleet.SimPort], port: int | None = None):
@@ -25,7 +26,7 @@ def serve(tmp_path, name: str, ports: list[fleet.SimPort], port: int | None = No
 
 def rates(device: Device, port: str) -> list[list]:
     end = datetime.now(UTC) + timedelta(seconds=1)
-    data = queries.graph_series(
+    data = ts_series.one(
         TEMPLATES["traffic"], str(device.pk), port, end - timedelta(minutes=10), end, 600, device.poll_interval_s
     )
     return next(s["points"] for s in data["series"] if s["field"] == "in_bps")
@@ -44,7 +45,7 @@ def test_32_bit_counter_wrapping_at_gigabit_speed_gives_true_rates(tmp_path, cle
     try:
         for _ in range(4):
             assert run_poll(device.pk) == "ok"
-            time.sleep(1.0)
+            time.sleep(APART_S)
     finally:
         agent.stop()
     points = rates(device, "ge1")
@@ -60,7 +61,7 @@ def test_renumbered_ifindex_and_new_speed_follow_the_port_by_name_without_a_spik
         name="renumber", host="127.0.0.1", port=port, community="dev", poll_interval_s=5, timeout_s=2.0
     )
     assert run_poll(device.pk) == "ok"
-    time.sleep(1.2)
+    time.sleep(APART_S)
     assert run_poll(device.pk) == "ok"
     agent.stop()
     # After a "reboot" the same ports come back at other ifIndexes, and 1/0/2 now links at 100 Mbit/s.
@@ -71,7 +72,7 @@ def test_renumbered_ifindex_and_new_speed_follow_the_port_by_name_without_a_spik
     agent, _ = serve(tmp_path, "after", after, port=port)
     try:
         for _ in range(3):
-            time.sleep(1.2)
+            time.sleep(APART_S)
             assert run_poll(device.pk) == "ok"
     finally:
         agent.stop()

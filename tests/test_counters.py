@@ -1,8 +1,11 @@
-"""Rate maths: 64-bit counters, 32-bit wraps, resets, reboots, jumps above line rate, missing samples."""
+"""Rate maths: 64-bit counters, 32-bit wraps, resets, reboots, jumps above line rate, missing samples, intervals
+too long for 32 bits or too short for any rate, reboots seen only in sysUpTime."""
 
 import pytest
 
-from collectors.counters import WRAP_32, Reading, counter_rate
+from collectors.counters import TOO_SOON, WRAP_32, Reading, counter_rate, min_rate_interval
+from collectors.poll import _rebooted
+from collectors.samples import CounterState
 
 GIGABIT_BYTES = 1_000_000_000 / 8
 
@@ -75,3 +78,63 @@ def test_counter_width_change_gives_a_gap():
 def test_32_bit_wrap_without_known_speed_is_trusted_when_no_reboot():
     rate = counter_rate(Reading(WRAP_32 - 10, 32, 0.0), Reading(90, 32, 10.0))
     assert rate.per_second == pytest.approx(10.0)
+
+
+def test_32_bit_counter_over_300_s_at_400_mbit_s_on_a_gigabit_port_is_a_gap_not_56_mbit_s():
+    # 15 GB in 300 s is 3.49 wraps of 2^32; what is left modulo 2^32 would read as 56.4 Mbit/s.
+    moved = 400_000_000 // 8 * 300
+    for start in (1_000, WRAP_32 - 1_000_000_000):  # the delta modulo 2^32 positive, then negative
+        current = Reading((start + moved) % WRAP_32, 32, 300.0)
+        rate = counter_rate(Reading(start, 32, 0.0), current, max_per_second=GIGABIT_BYTES)
+        assert rate == (None, "interval too long for a 32-bit counter")
+    # The same counter without a known limit keeps the old reading of it, one wrap at most.
+    rate = counter_rate(Reading(1_000, 32, 0.0), Reading((1_000 + moved) % WRAP_32, 32, 300.0))
+    assert rate.per_second * 8 == pytest.approx(56_402_616.32)
+
+
+def test_32_bit_interval_is_readable_up_to_one_wrap_at_line_rate():
+    # At 1 Gbit/s a 32-bit counter can wrap in 2^32 / 125 MB/s = 34.36 s: up to then one wrap at most.
+    moved = 100_000_000 * 34  # 800 Mbit/s for 34 s
+    rate = counter_rate(Reading(0, 32, 0.0), Reading(moved, 32, 34.0), max_per_second=GIGABIT_BYTES)
+    assert rate == (100_000_000, "ok")
+    rate = counter_rate(Reading(0, 32, 0.0), Reading(moved, 32, 34.4), max_per_second=GIGABIT_BYTES)
+    assert rate.reason == "interval too long for a 32-bit counter"
+    rate = counter_rate(Reading(0, 64, 0.0), Reading(moved * 10, 64, 340.0), max_per_second=GIGABIT_BYTES)
+    assert rate == (100_000_000, "ok")  # 64 bits: no such limit
+    rate = counter_rate(Reading(0, 32, 0.0), Reading(moved, 32, 34.4), max_per_second=1e12 / 8, ceiling_only=True)
+    assert rate.per_second == pytest.approx(moved / 34.4)  # a port of unknown speed: 1 Tbit/s only bounds it
+
+
+def test_readings_closer_than_the_minimum_interval_give_no_rate():
+    assert (min_rate_interval(None), min_rate_interval(5), min_rate_interval(60), min_rate_interval(300)) == (
+        0.0,
+        2.5,
+        10.0,
+        10.0,
+    )
+    before = Reading(1_000, 64, 100.0)
+    assert counter_rate(before, Reading(1_200, 64, 102.0), min_interval=10.0) is TOO_SOON
+    assert counter_rate(before, Reading(11_000, 64, 110.0), min_interval=10.0) == (1_000.0, "ok")
+    assert counter_rate(before, Reading(1_200, 64, 102.0)) == (100.0, "ok")  # no interval given: any
+    assert counter_rate(before, Reading(5, 64, 102.0), min_interval=10.0, rebooted=True).reason == "device rebooted"
+
+
+HOUR_TICKS = 360_000  # sysUpTime counts hundredths of a second
+
+
+def test_uptime_of_1_h_after_3_h_without_a_poll_is_a_reboot():
+    polled = CounterState(uptime_ticks=HOUR_TICKS // 2, taken_at=1_000_000.0)  # up 30 minutes then
+    assert _rebooted(polled, HOUR_TICKS, 1_000_000.0 + 3 * 3600)  # uptime went up, but by 30 min in 3 h
+    assert not _rebooted(polled, HOUR_TICKS // 2 + 3 * HOUR_TICKS, 1_000_000.0 + 3 * 3600)  # up 3 h 30 min: no
+    # 10 % of the elapsed time (at least 5 s) of slack for clocks and slow answers.
+    assert not _rebooted(polled, HOUR_TICKS // 2 + 3 * HOUR_TICKS - 1_000 * 100, 1_000_000.0 + 3 * 3600)
+    assert _rebooted(polled, HOUR_TICKS // 2 + 3 * HOUR_TICKS - 1_100 * 100, 1_000_000.0 + 3 * 3600)
+    assert not _rebooted(polled, HOUR_TICKS // 2 + 55 * 100, 1_000_000.0 + 60)  # 60 s: 6 s of slack
+    assert _rebooted(polled, HOUR_TICKS // 2 + 53 * 100, 1_000_000.0 + 60)
+
+
+def test_uptime_going_back_is_a_reboot_but_not_the_497_day_wrap():
+    polled = CounterState(uptime_ticks=2**32 - 3_000, taken_at=1_000_000.0)  # 30 s before TimeTicks wrap
+    assert not _rebooted(polled, 3_000, 1_000_000.0 + 60)  # wrapped 30 s ago: 60 s later, as expected
+    assert _rebooted(polled, 3_000, 1_000_000.0 + 3600)  # wrapped, but 59 minutes short
+    assert _rebooted(CounterState(uptime_ticks=HOUR_TICKS, taken_at=1_000_000.0), 500, 1_000_000.0 + 60)

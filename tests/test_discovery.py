@@ -124,7 +124,7 @@ def test_an_agent_with_nothing_useful_is_refused(agent, admin_client):
 
 def test_equallogic_volume_latency_is_delta_latency_over_delta_ops(agent, clean_backends):
     device = Device.objects.create(
-        name="eql", host="127.0.0.1", port=agent.port, community="eql", poll_interval_s=5, timeout_s=1.0
+        name="eql", host="127.0.0.1", port=agent.port, community="eql", poll_interval_s=2, timeout_s=1.0
     )
     assert run_poll(device.pk) == "ok"
     time.sleep(2)

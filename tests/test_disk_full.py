@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 from django.conf import settings as django_settings
 
-from monitor import flux, queries, services
+from monitor import services
 from monitor.devstack.processes import free_port
 from monitor.models import Device
 from monitor.polling import run_poll, run_polls
 from monitor.pollrecord import LOST, SPOOLED
+from tests import influxq
 from tests.test_admin_devices import ADD_URL, form, management_data
 
 pytestmark = pytest.mark.django_db
@@ -68,7 +69,7 @@ def small_disks(tmp_path):
 
 def influx_rows(device: Device, start: float, stop: float, field: str | None = None) -> list[tuple[str, float]]:
     """The device's points in InfluxDB between two epoch times, as (series and field, value)."""
-    script = flux.bind(
+    script = influxq.bind(
         "from(bucket: params.bucket) |> range(start: params.start, stop: params.stop)"
         " |> filter(fn: (r) => r.device == params.device)",
         {
@@ -79,7 +80,7 @@ def influx_rows(device: Device, start: float, stop: float, field: str | None = N
         },
     )
     rows = []
-    for table in queries.client().query_api().query(script):
+    for table in influxq.query(script):
         for record in table.records:
             if field is None or record.get_field() == field:
                 series = f"{record.get_measurement()} {record.values.get('port', '')} {record.get_field()}"
@@ -106,10 +107,10 @@ def test_a_full_spool_disk_loses_the_samples_says_so_and_polling_goes_on(
     settings.VAR_DIR = disk.path  # the writer spools to VAR_DIR/spool: on the small disk
     services.reset_clients()
     switch = Device.objects.create(
-        name="full-switch", host="127.0.0.1", port=agent.port, community="switch", poll_interval_s=5, timeout_s=1.0
+        name="full-switch", host="127.0.0.1", port=agent.port, community="switch", poll_interval_s=2, timeout_s=1.0
     )
     legacy = Device.objects.create(
-        name="full-legacy", host="127.0.0.1", port=agent.port, community="legacy", poll_interval_s=5, timeout_s=1.0
+        name="full-legacy", host="127.0.0.1", port=agent.port, community="legacy", poll_interval_s=2, timeout_s=1.0
     )
     ids, keys = [switch.pk, legacy.pk], [str(switch.pk), str(legacy.pk)]
     try:
@@ -159,7 +160,7 @@ def test_the_spool_bound_drops_new_lines_says_so_and_keeps_older_files_for_repla
     settings.VAR_DIR = tmp_path / "var"
     services.reset_clients()
     device = Device.objects.create(
-        name="bounded", host="127.0.0.1", port=agent.port, community="switch", poll_interval_s=5, timeout_s=1.0
+        name="bounded", host="127.0.0.1", port=agent.port, community="switch", poll_interval_s=2, timeout_s=1.0
     )
     windows: list[tuple[float, float]] = []
 
@@ -213,10 +214,10 @@ def test_a_database_on_a_full_disk_gives_a_clear_error_and_the_samples_still_rea
     from monitor import tasks
 
     switch = Device.objects.create(
-        name="db-switch", host="127.0.0.1", port=agent.port, community="switch", poll_interval_s=5, timeout_s=1.0
+        name="db-switch", host="127.0.0.1", port=agent.port, community="switch", poll_interval_s=2, timeout_s=1.0
     )
     legacy = Device.objects.create(
-        name="db-legacy", host="127.0.0.1", port=agent.port, community="legacy", poll_interval_s=5, timeout_s=1.0
+        name="db-legacy", host="127.0.0.1", port=agent.port, community="legacy", poll_interval_s=2, timeout_s=1.0
     )
     ids = [switch.pk, legacy.pk]
     assert tasks.poll_devices.run(ids) == {switch.pk: "ok", legacy.pk: "ok"}  # discovered, counters kept

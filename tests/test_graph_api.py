@@ -10,8 +10,8 @@ import pytest
 from django.conf import settings
 from influxdb_client.client.write_api import SYNCHRONOUS
 
-from monitor import queries
 from monitor.models import Device, Graph, Interface
+from monitor.timeseries import client as tsclient
 from monitor.trees.models import AggregateGraph, ApiToken, Tree, TreeNode, place_device
 
 pytestmark = pytest.mark.django_db
@@ -28,7 +28,7 @@ def graph(clean_backends):
         t = now - 1800 + i * 60
         lines.append(f"interface,device={device.pk},port=1/g1 in_bps={100e6 + i * 1e6},out_bps=50e6 {t}")
         lines.append(f"interface,device={device.pk},port=1/g2 in_bps=200e6,out_bps=10e6 {t}")
-    api = queries.client().write_api(write_options=SYNCHRONOUS)
+    api = tsclient.client().write_api(write_options=SYNCHRONOUS)
     api.write(bucket=settings.INFLUXDB_BUCKET, org=settings.INFLUXDB_ORG, record=lines, write_precision="s")
     Graph.objects.create(device=device, template="traffic", instance="1/g2", title="=cmd|'/C calc'!A0")
     return Graph.objects.create(device=device, template="traffic", instance="1/g1", title="Traffic 1/g1")

@@ -56,7 +56,7 @@ def test_device_strings_render_as_text_everywhere(hostile_agent, clean_backends,
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"  # Playwright's sync API runs a loop in this thread
     django_user_model.objects.create_superuser("root", "root@example.com", "pw-for-tests-1")
     device = Device.objects.create(
-        name="hostile", host="127.0.0.1", port=hostile_agent, community="hostile", poll_interval_s=5, timeout_s=1.0
+        name="hostile", host="127.0.0.1", port=hostile_agent, community="hostile", poll_interval_s=2, timeout_s=1.0
     )
     rule = Rule.objects.create(
         name="any traffic",

@@ -7,8 +7,8 @@ import time
 import pytest
 
 from collectors.influx import REJECTED_DIR, InfluxWriter, WriteResult
-from monitor import flux, queries
 from monitor.pollrecord import REJECTED, write_error
+from tests import influxq
 
 
 def writer(influx, spool) -> InfluxWriter:
@@ -16,11 +16,11 @@ def writer(influx, spool) -> InfluxWriter:
 
 
 def values(influx, measurement: str) -> list[float]:
-    script = flux.bind(
+    script = influxq.bind(
         "from(bucket: params.bucket) |> range(start: -1h) |> filter(fn: (r) => r._measurement == params.m)",
         {"bucket": influx.bucket, "m": measurement},
     )
-    return sorted(float(r.get_value()) for t in queries.client().query_api().query(script) for r in t.records)
+    return sorted(float(r.get_value()) for t in influxq.query(script) for r in t.records)
 
 
 @pytest.fixture

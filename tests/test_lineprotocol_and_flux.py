@@ -1,12 +1,16 @@
 """Device strings and request values cannot break line protocol or Flux queries."""
 
+import time
 from datetime import datetime, timedelta, timezone
 
 import pytest
 
 from collectors.lineprotocol import format_sample
 from collectors.samples import Sample
-from monitor.flux import FluxValueError, bind, literal
+from monitor import services
+from monitor.graphtemplates import TEMPLATES
+from monitor.timeseries import series
+from monitor.timeseries.flux import Member, Params, series_predicate
 
 
 def test_tag_values_are_escaped_and_field_types_are_stable():
@@ -24,28 +28,28 @@ def test_sample_without_finite_fields_is_not_written():
     assert format_sample(Sample("interface", {"device": "1"}, {"in_bps": float("nan")}, 1.0)) is None
 
 
-@pytest.mark.parametrize("hostile", ['") |> drop() //', "${secret}", 'a"b\\c\nd'])
-def test_flux_strings_cannot_escape_their_literal(hostile):
-    text = literal(hostile)
-    assert text.startswith('"') and text.endswith('"')
-    inner = text[1:-1]
-    # Every quote and interpolation start inside is escaped.
-    assert '"' not in inner.replace('\\"', "")
-    assert "${" not in inner.replace("\\${", "")
+HOSTILE = ['") |> drop() //', "${secret}", 'a"b\\c\nd', "x == x or r.device =~ /.*/"]
 
 
-def test_bind_renders_typed_parameters():
-    start = datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
-    script = bind("x", {"bucket": "b", "start": start, "every": timedelta(seconds=60), "fields": ["a", "b"]})
-    assert script.splitlines()[0] == (
-        'params = {bucket: "b", start: 2026-01-02T03:04:05.000000Z, every: 60000000us, fields: ["a", "b"]}'
-    )
+@pytest.mark.parametrize("hostile", HOSTILE)
+def test_request_values_reach_flux_only_as_parameters(hostile):
+    bind = Params()
+    predicate = series_predicate(TEMPLATES["traffic"], Member("7", hostile, 60), ["in_bps"], bind)
+    assert predicate == "(r._measurement == p0 and r.device == p1 and r.port == p2 and (r._field == p3))"
+    assert bind.values == {"p0": "interface", "p1": "7", "p2": hostile, "p3": "in_bps"}  # values travel apart
 
 
-def test_bind_refuses_values_it_cannot_check():
-    with pytest.raises(FluxValueError):
-        literal(datetime(2026, 1, 1))  # naive datetime
-    with pytest.raises(FluxValueError):
-        literal(object())
-    with pytest.raises(FluxValueError):
-        bind("x", {"bad name": 1})
+@pytest.mark.django_db
+def test_a_graph_of_a_hostile_port_name_reads_exactly_its_series(clean_backends):
+    """Port names that look like Flux are stored (escaped) and read back as plain values: no more, no less."""
+    now = int(time.time())
+    writer = services.influx_writer()
+    hostile = HOSTILE[0]
+    samples = [
+        Sample("interface", {"device": "55", "port": p}, {"in_bps": float(i + 1)}, now)
+        for i, p in enumerate([hostile, "other"])
+    ]
+    assert writer.write(samples)
+    end = datetime.now(timezone.utc) + timedelta(seconds=5)
+    data = series.one(TEMPLATES["traffic"], "55", hostile, end - timedelta(minutes=5), end, 100, 60)
+    assert [p[2] for p in data["series"][0]["points"]] == [1.0]

@@ -5,10 +5,11 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from monitor import queries, services
+from monitor import services
 from monitor.graphtemplates import TEMPLATES
 from monitor.models import Device, Graph, Interface
 from monitor.polling import run_poll
+from monitor.timeseries import series as ts_series
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("snmp_engine")]
 
@@ -20,7 +21,7 @@ def make_device(agent, community: str, **extra) -> Device:
         port=agent.port,
         snmp_version="2c",
         community=community,
-        poll_interval_s=5,
+        poll_interval_s=2,  # polled by hand 1.5-3 s apart: rates need half an interval between readings
         timeout_s=1.0,
         retries=1,
         **extra,
@@ -29,7 +30,7 @@ def make_device(agent, community: str, **extra) -> Device:
 
 def series(device: Device, port: str, minutes: int = 10) -> dict:
     end = datetime.now(timezone.utc) + timedelta(seconds=1)
-    data = queries.graph_series(
+    data = ts_series.one(
         TEMPLATES["traffic"], str(device.pk), port, end - timedelta(minutes=minutes), end, 500, device.poll_interval_s
     )
     return {s["field"]: s for s in data["series"]}

@@ -4,10 +4,10 @@ import time
 
 import pytest
 
-from monitor import flux, queries
 from monitor.celery import app
 from monitor.models import Device
 from monitor.scheduler import aligned_every, device_phase
+from tests import influxq
 from tests.conftest import start_celery, wait_for
 
 
@@ -21,12 +21,12 @@ def test_ticks_are_aligned_to_the_clock_with_a_per_device_phase():
 
 def polled_ticks(device_id: int, field: str = "tick") -> list[int]:
     """The scheduled ticks the device's polls were for (or, with skipped_tick, skipped as overruns), in order."""
-    script = flux.bind(
+    script = influxq.bind(
         'from(bucket: params.bucket) |> range(start: -10m) |> filter(fn: (r) => r._measurement == "poller"'
         " and r.device == params.device and r._field == params.field)",
         {"bucket": "monitor", "device": str(device_id), "field": field},
     )
-    tables = queries.client().query_api().query(script)
+    tables = influxq.query(script)
     return sorted(int(record.get_value()) for table in tables for record in table.records)
 
 

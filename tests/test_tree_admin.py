@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from django.conf import settings
 from django.contrib import admin
-from django.core.management import call_command
 from django.test import RequestFactory
 
-from monitor import queries, rollups
 from monitor.models import Device
 from monitor.trees.admin import DevicePlacementInline
 from monitor.trees.models import ApiToken, Tree, TreeNode
@@ -77,89 +74,3 @@ def test_api_token_admin_shows_the_token_once(admin_client, django_user_model):
     shown = [str(m) for m in response.context["messages"]]
     raw = shown[0].rsplit(" ", 1)[-1]
     assert ApiToken.hash(raw) == token.digest
-
-
-def test_rollup_job_is_scheduled_and_backfill_command_creates_tiers(stack_env):
-    assert settings.CELERY_BEAT_SCHEDULE["rollups"]["task"] == "monitor.rollups.rollup_recent"
-    from monitor.celery import app
-
-    app.loader.import_default_modules()
-    assert "monitor.rollups.rollup_recent" in app.tasks
-    call_command("rollup_backfill", "--days", "1")
-    api = queries.client().buckets_api()
-    for tier in rollups.tiers():
-        bucket = api.find_bucket_by_name(tier.bucket)
-        assert [r.every_seconds for r in bucket.retention_rules] == [tier.retention_days * 86400]
-
-
-def test_the_rollup_job_writes_min_mean_and_max_of_recent_samples(clean_backends):
-    import time
-
-    from influxdb_client.client.write_api import SYNCHRONOUS
-
-    now = int(time.time())
-    window = now - now % 300 - 300  # the last closed five minutes
-    values = [10.0, 40.0, 25.0, 5.0, 70.0]
-    lines = [f"interface,device=777,port=r/1 in_bps={v} {window + 60 * i}" for i, v in enumerate(values)]
-    queries.client().write_api(write_options=SYNCHRONOUS).write(
-        bucket=settings.INFLUXDB_BUCKET, org=settings.INFLUXDB_ORG, record=lines, write_precision="s"
-    )
-    rollups.rollup_recent()  # what beat runs every five minutes
-    found = {}
-    for bucket in (f"{settings.INFLUXDB_BUCKET}_5m", f"{settings.INFLUXDB_BUCKET}_1h"):
-        script = f'from(bucket: "{bucket}") |> range(start: -3h) |> filter(fn: (r) => r.device == "777")'
-        for table in queries.client().query_api().query(script):
-            for record in table.records:
-                found[(bucket[-2:], record.values["stat"], int(record.get_time().timestamp()))] = record.get_value()
-    assert found[("5m", "min", window)] == 5.0
-    assert found[("5m", "max", window)] == 70.0
-    assert found[("5m", "mean", window)] == sum(values) / 5
-    hour = window - window % 3600
-    assert found[("1h", "max", hour)] == 70.0 and found[("1h", "min", hour)] == 5.0
-
-
-def test_late_samples_are_rolled_up_once_marked_and_only_then(clean_backends):
-    """The job looks back 15 minutes; samples written late (a spool replay) are rolled up from their mark on."""
-    import time
-
-    from influxdb_client.client.write_api import SYNCHRONOUS
-
-    from monitor import services
-
-    now = int(time.time())
-    window = now - now % 300 - 3600  # an hour ago: outside the job's look-back
-    lines = [f"interface,device=778,port=r/2 in_bps={v} {window + 60 * i}" for i, v in enumerate((3.0, 9.0, 6.0))]
-    queries.client().write_api(write_options=SYNCHRONOUS).write(
-        bucket=settings.INFLUXDB_BUCKET, org=settings.INFLUXDB_ORG, record=lines, write_precision="s"
-    )
-
-    def rolled() -> dict:
-        bucket = f"{settings.INFLUXDB_BUCKET}_5m"
-        script = f'from(bucket: "{bucket}") |> range(start: -3h) |> filter(fn: (r) => r.device == "778")'
-        return {
-            (r.values["stat"], int(r.get_time().timestamp())): r.get_value()
-            for table in queries.client().query_api().query(script)
-            for r in table.records
-        }
-
-    assert rollups.rollup_recent() == 1
-    assert rolled() == {}  # an hour old and not marked: not the job's business
-    rollups.mark_late(services.redis_client(), window + 30.0)
-    assert rollups.rollup_recent() == 1
-    assert rolled() == {("min", window): 3.0, ("mean", window): 6.0, ("max", window): 9.0}
-    assert services.redis_client().zcard(rollups.LATE_KEY) == 0  # the mark is done with
-
-
-def test_one_rollup_run_at_a_time_and_a_long_backlog_goes_in_day_chunks(clean_backends):
-    import time
-
-    from monitor import services
-
-    redis = services.redis_client()
-    redis.set(rollups.RUNNING_KEY, "another-host:4242", ex=60)  # a run on another poller machine
-    rollups.mark_late(redis, time.time() - 2.5 * 86400)
-    assert rollups.rollup_recent() == 0  # not a second run beside it
-    assert redis.zcard(rollups.LATE_KEY) == 1
-    redis.delete(rollups.RUNNING_KEY)
-    assert rollups.rollup_recent() == 3  # two and a half days of late samples: three one-day chunks
-    assert redis.zcard(rollups.LATE_KEY) == 0 and not redis.exists(rollups.RUNNING_KEY)

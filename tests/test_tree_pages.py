@@ -9,8 +9,8 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from influxdb_client.client.write_api import SYNCHRONOUS
 
-from monitor import queries
 from monitor.models import Device, Graph, Interface
+from monitor.timeseries import client as tsclient
 from monitor.trees.models import DashboardItem, Tree, TreeNode, place_device
 from monitor.views import alerts_panel
 
@@ -36,7 +36,7 @@ def fleet(clean_backends):
         f"volume,device={array.pk},volume=vol<script> read_latency_ms={2 + k},write_latency_ms=9 {now - 60 * k}"
         for k in range(10)
     ]
-    api = queries.client().write_api(write_options=SYNCHRONOUS)
+    api = tsclient.client().write_api(write_options=SYNCHRONOUS)
     api.write(bucket=settings.INFLUXDB_BUCKET, org=settings.INFLUXDB_ORG, record=lines, write_precision="s")
     tree = Tree.objects.create(name="Network")
     core = TreeNode.objects.create(tree=tree, kind="header", title="Core", position=1)

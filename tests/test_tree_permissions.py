@@ -11,10 +11,10 @@ from django.contrib.auth.models import Group, Permission
 from django.utils import timezone
 from influxdb_client.client.write_api import SYNCHRONOUS
 
-from monitor import queries
 from monitor.access import Access
 from monitor.alerts.models import AlertState, Event, Maintenance, Rule
 from monitor.models import Device, Graph, Interface
+from monitor.timeseries import client as tsclient
 from monitor.trees.models import AggregateGraph, ApiToken, DashboardItem, Tree, TreeNode, place_device
 
 pytestmark = pytest.mark.django_db
@@ -57,7 +57,7 @@ def world(clean_backends, django_user_model):
     lines += [
         f"volume,device={store.pk},volume=vol-a read_latency_ms=7,write_latency_ms=3 {now - 60 * k}" for k in range(10)
     ]
-    api = queries.client().write_api(write_options=SYNCHRONOUS)
+    api = tsclient.client().write_api(write_options=SYNCHRONOUS)
     api.write(bucket=settings.INFLUXDB_BUCKET, org=settings.INFLUXDB_ORG, record=lines, write_precision="s")
 
     tnet = Tree.objects.create(name="Tree-Net", position=1)

@@ -7,12 +7,13 @@ import random
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from django.conf import settings
-from influxdb_client.client.write_api import SYNCHRONOUS
 
-from monitor import queries, rollups
 from monitor.graphtemplates import TEMPLATES
-from monitor.queries import Selection
+from monitor.timeseries import aggregates, client, tiers
+from monitor.timeseries.flux import Member, Plot
+from monitor.timeseries.history import HistoryWriter
+from monitor.timeseries.series import Window, read
+from tests.tsbuckets import own_buckets, port_polls
 
 BASE = "yeartest"
 NOW = datetime.now(timezone.utc).replace(second=0, microsecond=0)
@@ -27,63 +28,47 @@ def steady(t: int) -> float:
     return STEADY_BPS * (1 + 0.2 * math.sin(2 * math.pi * t / 86400))
 
 
-def write(lines: list[str]) -> None:
-    api = queries.client().write_api(write_options=SYNCHRONOUS)
-    for i in range(0, len(lines), 50_000):
-        api.write(bucket=BASE, org=settings.INFLUXDB_ORG, record=lines[i : i + 50_000], write_precision="s")
-
-
 def reference_p95(values: list[float]) -> float:
     ordered = sorted(values)
     return ordered[math.ceil(0.95 * len(ordered)) - 1]
 
 
 @pytest.fixture(scope="module")
-def history(stack_env):
-    """A year of 5-minute samples for port y/1 with one 1-minute burst, a week of 1-minute noise, both rolled up."""
-    old_bucket = settings.INFLUXDB_BUCKET
-    settings.INFLUXDB_BUCKET = BASE
-    api = queries.client().buckets_api()
-    for name in (BASE, f"{BASE}_5m", f"{BASE}_1h"):
-        found = api.find_bucket_by_name(name)
-        if found:
-            api.delete_bucket(found)
-    api.create_bucket(bucket_name=BASE, org=settings.INFLUXDB_ORG)  # raw kept forever here, so old points load
-    rollups.ensure_buckets(queries.client(), settings.INFLUXDB_ORG, include_raw=False)
-
-    start = int((NOW - timedelta(days=367)).timestamp())
-    burst = int(BURST_AT.timestamp())
-    lines = [
-        f"interface,device=901,port=y/1 in_bps={steady(t)} {t}"
-        for t in range(start - start % 300, int(NOW.timestamp()), 300)
-        if abs(t - burst) > 600
-    ]
-    # Around the burst the poller ran every minute: the burst is one sample, one minute long.
-    lines += [
-        f"interface,device=901,port=y/1 in_bps={BURST_BPS if t == burst else steady(t)} {t}"
-        for t in range(burst - 600, burst + 601, 60)
-    ]
-    rng = random.Random(95)
-    week = int((NOW - timedelta(days=7)).timestamp())
-    noise = {"a": [], "b": []}
-    for t in range(week, int(NOW.timestamp()), 60):
-        a = rng.uniform(0, 100e6) * (1.5 + math.sin(t / 3600))
-        b = rng.uniform(0, 100e6) * (1.5 - math.sin(t / 3600))  # busy when a is quiet
-        noise["a"].append((t, a))
-        noise["b"].append((t, b))
-        lines.append(f"interface,device=902,port=n/a in_bps={a} {t}")
-        lines.append(f"interface,device=902,port=n/b in_bps={b} {t}")
-    write(lines)
-    with rollups.batch_client() as client:
-        chunks = rollups.backfill(client, NOW - timedelta(days=368), NOW + timedelta(minutes=5), timedelta(days=14))
-    assert chunks > 20
-    yield noise
-    settings.INFLUXDB_BUCKET = old_bucket
+def history(stack_env, tmp_path_factory):
+    """A year of 5-minute polls of port y/1 with one 1-minute burst, a week of 1-minute noise on two ports: all
+    written as polls write them, samples and rollups."""
+    with own_buckets(BASE, tmp_path_factory.mktemp("spool")) as writer:
+        planted = HistoryWriter(writer)
+        start = int((NOW - timedelta(days=367)).timestamp())
+        burst = int(BURST_AT.timestamp())
+        times = [t for t in range(start - start % 300, burst - 600, 300)]
+        times += list(range(burst - 600, burst + 601, 60))  # around the burst the poller ran every minute
+        times += [t for t in range(burst + 900 - burst % 300, int(NOW.timestamp()), 300)]
+        port_polls(planted, "901", "y/1", times, lambda t: BURST_BPS if t == burst else steady(t), 300)
+        rng = random.Random(95)
+        week = int((NOW - timedelta(days=7)).timestamp())
+        noise = {"a": [], "b": []}
+        for t in range(week, int(NOW.timestamp()), 60):
+            a = rng.uniform(0, 100e6) * (1.5 + math.sin(t / 3600))
+            b = rng.uniform(0, 100e6) * (1.5 - math.sin(t / 3600))  # busy when a is quiet
+            noise["a"].append((t, a))
+            noise["b"].append((t, b))
+        port_polls(planted, "902", "n/a", [t for t, _ in noise["a"]], dict(noise["a"]).get, 60)
+        port_polls(planted, "902", "n/b", [t for t, _ in noise["b"]], dict(noise["b"]).get, 60)
+        planted.close(NOW.timestamp())
+        assert planted.failed == 0
+        yield noise
 
 
 def series(selection, start, end=NOW, points=800, interval=300):
-    data = queries.series(TRAFFIC, selection, start, end, points, interval, now=NOW)
+    plot = Plot("p", TRAFFIC, tuple(Member(device, port, interval) for device, port in selection))
+    span = Window.of(start, end, points, NOW)
+    data = aggregates.read(plot, span) if plot.summed else read([plot], span)["p"]
     return data, data["series"][0]
+
+
+def Selection(members):
+    return tuple(members)
 
 
 YEAR_PORT = Selection((("901", "y/1"),))
@@ -91,7 +76,7 @@ YEAR_PORT = Selection((("901", "y/1"),))
 
 def test_a_one_minute_burst_survives_the_one_year_view(history):
     data, inbound = series(YEAR_PORT, NOW - timedelta(days=366))
-    assert data["tier"] == "5m" and data["aggregated"]  # the 5-minute tier keeps 366 days by default
+    assert data["tier"] == "1h" and data["aggregated"]  # a year reads hourly windows: 800 points need no finer
     assert 0 < len(inbound["points"]) <= 800
     peak = max(inbound["points"], key=lambda p: p[3])
     assert peak[3] == pytest.approx(BURST_BPS, rel=0.01)
@@ -110,10 +95,10 @@ def test_the_one_hour_tier_keeps_the_burst_too(history):
 
 
 def test_the_burst_is_at_its_height_at_every_zoom_level(history):
-    for days, points in ((30, 600), (3, 600), (0.5, 300)):
+    for days, points, tier in ((30, 600, "1h"), (3, 600, "5m"), (0.5, 300, "5m")):
         start = BURST_AT - timedelta(days=days / 2)
         data, inbound = series(YEAR_PORT, start, BURST_AT + timedelta(days=days / 2), points=points)
-        assert data["tier"] == "5m"  # 200 days ago: past raw retention, inside the 5-minute tier's
+        assert data["tier"] == tier  # 200 days ago: past raw retention; the coarsest tier as fine as the pixels
         assert len(inbound["points"]) <= points
         assert max(p[3] for p in inbound["points"]) == pytest.approx(BURST_BPS, rel=0.01)
     data, _ = series(YEAR_PORT, NOW - timedelta(days=3), points=600)
@@ -148,19 +133,20 @@ def test_an_aggregate_sums_per_interval_before_the_percentile(history):
 
 
 def test_tiers_follow_the_retention_settings(history, settings):
-    assert rollups.pick_tier(NOW - timedelta(days=13), NOW).name == "raw"
-    assert rollups.pick_tier(NOW - timedelta(days=20), NOW).name == "5m"
-    assert rollups.pick_tier(NOW - timedelta(days=400), NOW).name == "1h"
+    assert tiers.finest_holding(NOW - timedelta(days=13), NOW).name == "raw"
+    assert tiers.finest_holding(NOW - timedelta(days=20), NOW).name == "5m"
+    assert tiers.finest_holding(NOW - timedelta(days=366, minutes=1), NOW).name == "5m"  # the 1y preset
+    assert tiers.finest_holding(NOW - timedelta(days=400), NOW).name == "1h"
     settings.MONITOR_RAW_RETENTION_DAYS = 30
-    assert rollups.pick_tier(NOW - timedelta(days=20), NOW).name == "raw"
+    assert tiers.finest_holding(NOW - timedelta(days=20), NOW).name == "raw"
 
 
 def test_changing_a_retention_keeps_existing_data(history, settings):
-    api = queries.client().buckets_api()
+    api = client.client().buckets_api()
     before = api.find_bucket_by_name(f"{BASE}_1h")
     _, inbound = series(YEAR_PORT, NOW - timedelta(days=366))
     settings.MONITOR_ROLLUP_1H_RETENTION_DAYS = 3000
-    rollups.ensure_buckets(queries.client(), settings.INFLUXDB_ORG, include_raw=False)
+    tiers.ensure_buckets(client.client(), settings.INFLUXDB_ORG, include_raw=False)
     after = api.find_bucket_by_name(f"{BASE}_1h")
     assert after.id == before.id
     assert [r.every_seconds for r in after.retention_rules] == [3000 * 86400]

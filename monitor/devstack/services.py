@@ -73,6 +73,9 @@ def start_influxd(data_dir: Path, port: int, log_dir: Path) -> Process:
         "--reporting-disabled",
         "--log-level",
         "warn",
+        # Group the WAL fsyncs of writes arriving together (each is acknowledged once on disk), as compose does.
+        "--storage-wal-fsync-delay",
+        "100ms",
     ]
     process = Process("influxd", argv, log_dir / "influxd.log", env={"INFLUXD_CONFIG_PATH": str(data_dir)})
     wait_http(process, f"http://127.0.0.1:{port}/health", timeout=90)
@@ -118,16 +121,17 @@ def setup_influxdb(url: str, org: str, bucket: str, token_file: Path) -> InfluxS
 
 
 def ensure_rollup_buckets(setup: InfluxSetup, include_raw: bool) -> None:
-    """Create the rollup buckets and apply their retention (monitor/rollups.py); the raw bucket's only when new.
+    """Create the rollup buckets and apply their retention (monitor/timeseries/tiers.py); the raw bucket's only
+    when new.
 
     An existing raw bucket keeps its history until `manage.py rollup_backfill` has rolled it up.
     """
     from influxdb_client import InfluxDBClient
 
-    from monitor import rollups
+    from monitor.timeseries import tiers
 
     with InfluxDBClient(url=setup.url, token=setup.token, org=setup.org, timeout=30000) as client:
-        rollups.ensure_buckets(client, setup.org, setup.bucket, include_raw=include_raw)
+        tiers.ensure_buckets(client, setup.org, setup.bucket, include_raw=include_raw)
 
 
 def snmpsim_binary() -> str:

@@ -1,10 +1,17 @@
-/* Draw every graph on the page from its series URL for the range in the URL; re-fetch on every zoom. */
+/* Every graph on the page, for the range in the URL: the data of the graphs in view first, then of the rest, a
+   few dozen graphs per request (GET /api/series); a chart is drawn when it comes within a screen of the view.
+   95th percentiles that come from rollups arrive in a second request. Every zoom re-fetches everything. */
 (function () {
   "use strict";
 
   const COLORS = ["#2e9d3a", "#1f5fbf", "#8a2be2", "#c0392b", "#d68910", "#117a8b"];
-  const charts = new Map();
-  const generation = new Map();
+  const BATCH = 40; // graphs per request
+  const PARALLEL = 2; // requests in flight
+  const charts = new Map(); // figure -> Chart
+  const store = new Map(); // figure -> {gen, data, error, drawn}
+  const near = new Set(); // figures within a screen of the viewport
+  const inflight = new Set(); // figures whose data is on its way for the current generation
+  let generation = 0;
 
   function si(value, unit) {
     if (value === null || value === undefined || Number.isNaN(value)) return "–";
@@ -25,29 +32,34 @@
     try { window.localStorage.setItem("monitor." + name, value); } catch (e) { /* private mode */ }
   }
 
-  function cell(tag, text) {
+  function cell(tag, text, title) {
     const el = document.createElement(tag);
     el.textContent = text;
+    if (title) el.title = title;
     return el;
   }
 
   function renderLegend(table, data) {
     if (!table) return;
     const totals = data.series.some(function (s) { return "total" in s.stats; });
+    const source = "95th percentile of " + (data.p95_source || "the data shown");
     table.replaceChildren();
     const head = document.createElement("tr");
     ["", "Current", "Average", "Minimum", "Maximum", "95th", ...(totals ? ["Total"] : [])].forEach(function (text) {
-      head.appendChild(cell("th", text));
+      head.appendChild(cell("th", text, text === "95th" ? source : ""));
     });
     table.appendChild(head);
     data.series.forEach(function (s) {
       const st = s.stats;
       const tr = document.createElement("tr");
       tr.appendChild(cell("th", s.label));
-      [st.current, st.average, st.minimum, st.maximum, st.p95].forEach(function (v) { tr.appendChild(cell("td", si(v, data.unit))); });
+      [st.current, st.average, st.minimum, st.maximum].forEach(function (v) { tr.appendChild(cell("td", si(v, data.unit))); });
+      const pending = data.p95_pending && (st.p95 === null || st.p95 === undefined);
+      tr.appendChild(cell("td", pending ? "…" : si(st.p95, data.unit), pending ? source + ": on its way" : source));
       if (totals) tr.appendChild(cell("td", si(st.total, "B")));
       table.appendChild(tr);
     });
+    table.dataset.p95 = data.p95_pending ? "pending" : "ready";
   }
 
   function datasets(data, mode) {
@@ -137,40 +149,159 @@
     renderLegend(figure.querySelector("table.legend"), data);
   }
 
+  function kindAndId(figure) {
+    return figure.dataset.graphId ? ["graph", figure.dataset.graphId] : ["aggregate", figure.dataset.aggregateId];
+  }
+
+  function unitOf(figure) {
+    const select = figure.querySelector("select.unit-mode");
+    return select ? select.value : "bits";
+  }
+
+  function pointsOf(figure) {
+    const width = figure.querySelector(".canvas-box").clientWidth || 800;
+    return String(Math.max(50, Math.min(2000, Math.round(width))));
+  }
+
+  /* Show what arrived: drawn now if the figure is near the view, else when it comes near. */
+  function paint(figure) {
+    const entry = store.get(figure);
+    if (!entry || entry.drawn || !near.has(figure)) return;
+    entry.drawn = true;
+    const status = figure.querySelector(".graph-status");
+    if (entry.error) { status.textContent = "Could not load this graph: " + entry.error; return; }
+    const modeSelect = figure.querySelector("select.view-mode");
+    draw(figure, entry.data, modeSelect ? modeSelect.value : "lines");
+    const empty = entry.data.series.every(function (s) { return s.points.length === 0; });
+    status.textContent = empty ? "No data in this range yet." : "";
+  }
+
+  function deliver(figure, gen, data, error) {
+    inflight.delete(figure);
+    store.set(figure, { gen: gen, data: data, error: error, drawn: false });
+    figure.dataset.loaded = error ? "error" : "1";
+    const csv = figure.querySelector("a.export-csv");
+    if (csv) csv.href = figure.dataset.seriesUrl + ".csv?" + requestParams(figure).toString();
+    paint(figure);
+  }
+
   function requestParams(figure) {
     const params = window.MonitorRange.params();
-    const width = figure.querySelector(".canvas-box").clientWidth || 800;
-    params.set("points", String(Math.max(50, Math.min(2000, Math.round(width)))));
-    const unitSelect = figure.querySelector("select.unit-mode");
-    if (unitSelect && unitSelect.value !== "bits") params.set("unit", unitSelect.value);
+    params.set("points", pointsOf(figure));
+    if (unitOf(figure) !== "bits") params.set("unit", unitOf(figure));
     return params;
   }
 
-  async function load(figure) {
-    const status = figure.querySelector(".graph-status");
-    const mine = (generation.get(figure) || 0) + 1;
-    generation.set(figure, mine);
-    const params = requestParams(figure);
-    const url = figure.dataset.seriesUrl;
-    const csv = figure.querySelector("a.export-csv");
-    if (csv) csv.href = url + ".csv?" + params.toString();
-    try {
-      const response = await fetch(url + "?" + params.toString(), { credentials: "same-origin", headers: { Accept: "application/json" } });
-      const data = await response.json();
-      if (generation.get(figure) !== mine) return; // a newer range was asked for meanwhile
-      if (!response.ok) throw new Error(data.error || response.statusText);
-      const modeSelect = figure.querySelector("select.view-mode");
-      draw(figure, data, modeSelect ? modeSelect.value : "lines");
-      const empty = data.series.every(function (s) { return s.points.length === 0; });
-      status.textContent = empty ? "No data in this range yet." : "";
-    } catch (err) {
-      if (generation.get(figure) === mine) status.textContent = "Could not load this graph: " + err.message;
+  /* One request per (unit, points) among the figures; `p95` "later" for charts, "only" for the percentiles. */
+  async function fetchBatch(figures, gen, p95) {
+    const groups = new Map();
+    figures.forEach(function (figure) {
+      const key = unitOf(figure) + "|" + pointsOf(figure);
+      if (!groups.has(key)) groups.set(key, []);
+      groups.get(key).push(figure);
+    });
+    for (const members of groups.values()) {
+      const params = requestParams(members[0]);
+      params.set("p95", p95);
+      members.forEach(function (figure) { const [kind, id] = kindAndId(figure); params.append(kind, id); });
+      let body = null;
+      let error = "";
+      try {
+        const response = await fetch(document.body.dataset.seriesUrl + "?" + params.toString(), {
+          credentials: "same-origin", headers: { Accept: "application/json" },
+        });
+        body = await response.json();
+        if (!response.ok) error = body.error || response.statusText;
+      } catch (err) {
+        error = err.message;
+      }
+      if (gen !== generation) return; // a newer range was asked for meanwhile
+      members.forEach(function (figure) {
+        const [kind, id] = kindAndId(figure);
+        const data = body && !error ? (kind === "graph" ? body.graphs : body.aggregates)[id] : null;
+        const problem = error || (data ? "" : (body && body.errors && body.errors[kind + ":" + id]) || "no data");
+        if (p95 === "only") mergePercentiles(figure, data);
+        else deliver(figure, gen, data && Object.assign(data, { start: body.start, end: body.end }), problem);
+      });
     }
   }
 
+  function mergePercentiles(figure, found) {
+    const entry = store.get(figure);
+    if (!entry || !entry.data) return;
+    entry.data.p95_pending = false;
+    (found ? found.series : []).forEach(function (s) {
+      const mine = entry.data.series.find(function (m) { return m.field === s.field; });
+      if (mine) mine.stats.p95 = s.stats.p95;
+    });
+    if (entry.drawn) renderLegend(figure.querySelector("table.legend"), entry.data);
+  }
+
+  function inView(figure) {
+    const box = figure.getBoundingClientRect();
+    return box.bottom > 0 && box.top < window.innerHeight;
+  }
+
+  /* Fetch `figures` (visible ones first), BATCH per request, PARALLEL requests at a time, then their pending p95. */
+  async function load(figures) {
+    const gen = generation;
+    figures.forEach(function (figure) { inflight.add(figure); });
+    const first = figures.filter(inView);
+    const rest = figures.filter(function (f) { return first.indexOf(f) < 0; });
+    const queue = [];
+    if (first.length) queue.push(first);
+    for (let i = 0; i < rest.length; i += BATCH) queue.push(rest.slice(i, i + BATCH));
+    async function worker() {
+      while (queue.length && gen === generation) await fetchBatch(queue.shift(), gen, "later");
+    }
+    await Promise.all(Array.from({ length: PARALLEL }, worker));
+    if (gen !== generation) return;
+    const pending = figures.filter(function (f) { const e = store.get(f); return e && e.data && e.data.p95_pending; });
+    pending.sort(function (a, b) { return (near.has(b) ? 1 : 0) - (near.has(a) ? 1 : 0); }); // near ones first
+    const batches = [];
+    for (let i = 0; i < pending.length; i += BATCH) batches.push(pending.slice(i, i + BATCH));
+    await Promise.all(batches.map(function (batch) { return fetchBatch(batch, gen, "only"); }));
+  }
+
   function loadAll() {
-    document.querySelectorAll("figure.graph").forEach(load);
+    generation += 1;
+    inflight.clear();
+    store.forEach(function (entry) { entry.gen = -1; });
+    load(Array.from(document.querySelectorAll("figure.graph")));
     document.querySelectorAll("figure.heatmap").forEach(function (fig) { window.MonitorHeatmap && window.MonitorHeatmap.load(fig); });
+  }
+
+  /* A live range moves on: refresh what is in view; the rest is fetched again when it comes near. */
+  function refresh() {
+    generation += 1;
+    inflight.clear();
+    const visible = [];
+    store.forEach(function (entry, figure) {
+      if (near.has(figure)) visible.push(figure);
+      else entry.gen = -1;
+    });
+    load(visible);
+  }
+
+  function watch() {
+    const observer = new IntersectionObserver(function (entries) {
+      const stale = [];
+      entries.forEach(function (e) {
+        if (!e.isIntersecting) { near.delete(e.target); return; }
+        near.add(e.target);
+        const entry = store.get(e.target);
+        if (entry && entry.gen === generation) paint(e.target);
+        else if (!inflight.has(e.target)) stale.push(e.target);
+      });
+      if (stale.length) load(stale);
+    }, { rootMargin: "100% 0px" });
+    document.querySelectorAll("figure.graph").forEach(function (figure) { observer.observe(figure); });
+  }
+
+  function reload(figure) {
+    const entry = store.get(figure);
+    if (entry) entry.gen = -1;
+    load([figure]);
   }
 
   function setUpTools(figure) {
@@ -178,12 +309,16 @@
     const unitSelect = figure.querySelector("select.unit-mode");
     if (modeSelect) {
       modeSelect.value = option("view", "lines");
-      modeSelect.addEventListener("change", function () { remember("view", modeSelect.value); load(figure); });
+      modeSelect.addEventListener("change", function () {
+        remember("view", modeSelect.value);
+        const entry = store.get(figure);
+        if (entry && entry.data) { entry.drawn = false; paint(figure); }
+      });
     }
     if (unitSelect) {
       const wanted = option("unit", "bits");
       if (unitSelect.querySelector("option[value='" + wanted + "']")) unitSelect.value = wanted;
-      unitSelect.addEventListener("change", function () { remember("unit", unitSelect.value); load(figure); });
+      unitSelect.addEventListener("change", function () { remember("unit", unitSelect.value); reload(figure); });
     }
     const png = figure.querySelector("a.export-png");
     if (png) {
@@ -209,10 +344,12 @@
   document.addEventListener("DOMContentLoaded", function () {
     humanDurations();
     document.querySelectorAll("figure.graph").forEach(setUpTools);
+    document.querySelectorAll("figure.graph").forEach(function (f) { if (inView(f)) near.add(f); });
     loadAll();
+    watch();
     document.addEventListener("monitor:rangechange", loadAll);
     const section = document.getElementById("graphs");
-    const refresh = Number(section && section.dataset.refreshS) || 60;
-    window.setInterval(function () { if (window.MonitorRange.isLive()) loadAll(); }, Math.max(5, refresh) * 1000);
+    const every = Number(section && section.dataset.refreshS) || 60;
+    window.setInterval(function () { if (window.MonitorRange.isLive()) refresh(); }, Math.max(5, every) * 1000);
   });
 })();

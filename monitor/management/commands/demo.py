@@ -6,6 +6,7 @@ import os
 import secrets
 import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -29,7 +30,8 @@ class Command(BaseCommand):
         parser.add_argument("--redis-port", type=int, default=int(os.environ.get("DEMO_REDIS_PORT", 6379)))
         parser.add_argument("--influxdb-port", type=int, default=int(os.environ.get("DEMO_INFLUXDB_PORT", 8086)))
         parser.add_argument("--snmp-port", type=int, default=int(os.environ.get("DEMO_SNMP_PORT", 1161)))
-        parser.add_argument("--poll-interval", type=int, default=15, help="seconds between polls of demo devices")
+        parser.add_argument("--poll-interval", type=int, default=60, help="seconds between polls of demo devices")
+        parser.add_argument("--history-days", type=int, default=30, help="days of history written at first start")
 
     def handle(self, *args, **opts):
         var = Path(settings.VAR_DIR)
@@ -46,6 +48,7 @@ class Command(BaseCommand):
             self._ensure_demo_devices(opts)
             self._start_app(env, logs, opts)
             self._banner(opts["web_port"], password, logs)
+            self._history(var, opts)
             self._watch()
         except StartError as exc:
             raise CommandError(str(exc)) from None
@@ -176,6 +179,48 @@ class Command(BaseCommand):
                 f"  logs in {logs}; press Ctrl-C to stop everything\n"
             )
         )
+
+    def _history(self, var: Path, opts) -> None:
+        """On the first start only: 30 days of the fleet's history, written in the background."""
+        marker = var / "history-written"
+        if marker.exists() or opts["history_days"] <= 0:
+            return
+        self.stdout.write(f"writing {opts['history_days']} days of history in the background (a minute or two)...")
+
+        def run() -> None:
+            from django.db import connection
+
+            from monitor import services
+            from monitor.devstack import history
+            from monitor.models import Device
+            from monitor.profiles import registry
+
+            try:
+                deadline = time.time() + 120
+                names = [sim.sys_name for sim in fleet.demo_fleet()]
+                while time.time() < deadline:  # discovered: its profile known
+                    found = list(Device.objects.filter(name__in=names).exclude(profile=""))
+                    if len(found) == len(names):
+                        break
+                    time.sleep(2)
+                profiles = registry()
+                devices = [(str(d.pk), d.snmp_target(), profiles.get(d.profile)) for d in found]
+                polls = history.write(
+                    services.influx_writer(),
+                    devices,
+                    time.time(),
+                    opts["history_days"],
+                    opts["poll_interval"],
+                    progress=lambda text: None,
+                )
+                marker.write_text(f"{polls} polls\n")
+                self.stdout.write(self.style.SUCCESS(f"history written: {polls} past polls; 1m and 1y views show it"))
+            except Exception as exc:  # the live demo goes on without it
+                self.stderr.write(f"history not written ({type(exc).__name__}: {exc}); it is retried at the next start")
+            finally:
+                connection.close()
+
+        threading.Thread(target=run, name="demo-history", daemon=True).start()
 
     def _watch(self) -> None:
         while True:

@@ -1,0 +1,205 @@
+"""Rollup windows kept beside each device's counters: every float field's min, max, sum, count (and total) per
+5-minute and 1-hour window, written as one point per series when its window closes (5-minute windows also keep
+their mean, so a percentile of 5-minute means reads one stored value per window). The poll path and the
+backfill of old history both use this one implementation, so a window means the same whichever wrote it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+
+TIERS = (("5m", 300), ("1h", 3600))
+FIVE, HOUR = 300, 3600
+# Fields whose legend shows a total (rate x the sample's own interval): kept as `<field>_total` in each window.
+TOTALS: Mapping[str, frozenset[str]] = {"interface": frozenset(("in_bps", "out_bps"))}
+# A field's accumulator: when its last sample was seen, then 5-minute and 1-hour min, max, sum, count, total.
+LAST, MIN5, MAX5, SUM5, N5, TOT5, MIN1, MAX1, SUM1, N1, TOT1 = range(11)
+
+
+def sample_weight(t: float, last: float | None, interval_s: float) -> float:
+    """The interval a rate sample stands for: the time since the series' previous sample, unless that is a gap
+    (longer than twice the poll interval) or there is none: then one poll interval."""
+    if last is not None and 0.0 < t - last <= 2.0 * interval_s:
+        return t - last
+    return interval_s
+
+
+@lru_cache(maxsize=4096)
+def _names(field: str) -> tuple[str, ...]:
+    """`field_min=` ... prefixes, escaped once per field name (names come from code and profiles)."""
+    escaped = field.replace("\\", "\\\\").replace(",", "\\,").replace(" ", "\\ ").replace("=", "\\=")
+    return tuple(f"{escaped}_{stat}=" for stat in ("min", "max", "sum", "count", "total", "mean"))
+
+
+def _render(series: str, start: float, fields: dict[str, list], offset: int, totals: frozenset[str]) -> str | None:
+    """One line for a closed window (stats at `offset` in each accumulator), or None when no field had a sample."""
+    parts = []
+    for name, acc in fields.items():
+        count = acc[offset + 3]
+        if count:
+            prefix = _names(name)
+            parts.append(
+                f"{prefix[0]}{acc[offset]!r},{prefix[1]}{acc[offset + 1]!r},{prefix[2]}{acc[offset + 2]!r},"
+                f"{prefix[3]}{int(count)}i"
+            )
+            if name in totals:
+                parts.append(f"{prefix[4]}{acc[offset + 4]!r}")
+            if offset == MIN5:
+                parts.append(f"{prefix[5]}{acc[offset + 2] / count!r}")
+    if not parts:
+        return None
+    return f"{series} {','.join(parts)} {int(start) * 1000}"
+
+
+class Windows:
+    """A device's open windows: {series (line protocol measurement and tags): [5m start, 1h start, {field: acc}]}.
+
+    `add` takes a poll's samples; a sample in a later window closes the series' current one first (lines go to
+    `out`, per tier); `close_due` closes what ended before a moment even when no sample came (a failed poll).
+    """
+
+    __slots__ = ("series",)
+
+    def __init__(self, series: dict[str, list] | None = None):
+        self.series: dict[str, list] = series if series is not None else {}
+
+    def add(
+        self,
+        key: str,
+        measurement: str,
+        t: float,
+        fields: Mapping[str, float | int],
+        interval_s: float,
+        out: dict[str, list[str]],
+        totals: Mapping[str, frozenset[str]] = TOTALS,
+    ) -> None:
+        """Account one sample (only its float fields) of the series `key` (escaped measurement and tags)."""
+        entry = self.series.get(key)
+        if entry is None:
+            entry = self.series[key] = [t - t % FIVE, t - t % HOUR, {}]
+        elif t >= entry[0] + FIVE:
+            want = totals.get(measurement, _NONE)
+            self._close_five(key, entry, out, want)
+            hour = t - t % HOUR
+            if hour != entry[1]:
+                self._close_hour(key, entry, out, want)
+                entry[1] = hour
+            entry[0] = t - t % FIVE
+        elif t < entry[0]:
+            return  # older than the open window (a clock step back): raw only
+        accs = entry[2]
+        with_total = totals.get(measurement, _NONE)
+        for name, value in fields.items():
+            if type(value) is not float or value - value != 0.0:  # floats only (ints are states), finite only
+                continue
+            acc = accs.get(name)
+            if acc is None:
+                acc = accs[name] = [None, 0.0, 0.0, 0.0, 0, 0.0, 0.0, 0.0, 0.0, 0, 0.0]
+            if acc[N5]:
+                if value < acc[MIN5]:
+                    acc[MIN5] = value
+                elif value > acc[MAX5]:
+                    acc[MAX5] = value
+                acc[SUM5] += value
+                acc[N5] += 1
+            else:
+                acc[MIN5] = acc[MAX5] = acc[SUM5] = value
+                acc[N5] = 1
+                acc[TOT5] = 0.0
+            if name in with_total:
+                acc[TOT5] += value * sample_weight(t, acc[LAST], interval_s)
+            acc[LAST] = t
+
+    def add_samples(
+        self,
+        samples: Iterable,
+        interval_s: float,
+        out: dict[str, list[str]],
+        series_of,
+        totals: Mapping[str, frozenset[str]] = TOTALS,
+    ) -> None:
+        """Account every sample of a poll; `series_of(measurement, tags)` gives the escaped series key."""
+        for sample in samples:
+            key = series_of(sample.measurement, tuple(sample.tags.items()))
+            self.add(key, sample.measurement, sample.time, sample.fields, interval_s, out, totals)
+
+    def take(
+        self,
+        samples: Iterable,
+        interval_s: float,
+        now: float,
+        series_of,
+        totals: Mapping[str, frozenset[str]] = TOTALS,
+    ) -> dict[str, list[str]]:
+        """A poll's samples accounted and the windows that ended by `now` (its start) closed: {tier: lines}."""
+        out: dict[str, list[str]] = {}
+        self.add_samples(samples, interval_s, out, series_of, totals)
+        self.close_due(now, out, totals)
+        return out
+
+    def close_due(self, now: float, out: dict[str, list[str]], totals: Mapping[str, frozenset[str]] = TOTALS) -> None:
+        """Close every window that ended by `now`; a series with nothing left open is forgotten."""
+        for key in list(self.series):
+            entry = self.series[key]
+            want = totals.get(key.split(",", 1)[0], _NONE)
+            if now >= entry[0] + FIVE:
+                self._close_five(key, entry, out, want)
+                if now >= entry[1] + HOUR:
+                    self._close_hour(key, entry, out, want)
+                    del self.series[key]
+
+    def _close_five(self, key: str, entry: list, out: dict[str, list[str]], totals: frozenset[str]) -> None:
+        """Write the 5-minute window and fold it into its hour (closing an older hour first)."""
+        start, accs = entry[0], entry[2]
+        line = _render(key, start, accs, MIN5, totals)
+        if line is None:
+            return
+        out.setdefault("5m", []).append(line)
+        hour = start - start % HOUR
+        if hour != entry[1]:
+            self._close_hour(key, entry, out, totals)
+            entry[1] = hour
+        for acc in accs.values():
+            count = acc[N5]
+            if not count:
+                continue
+            if acc[N1]:
+                if acc[MIN5] < acc[MIN1]:
+                    acc[MIN1] = acc[MIN5]
+                if acc[MAX5] > acc[MAX1]:
+                    acc[MAX1] = acc[MAX5]
+                acc[SUM1] += acc[SUM5]
+                acc[N1] += count
+                acc[TOT1] += acc[TOT5]
+            else:
+                acc[MIN1], acc[MAX1], acc[SUM1], acc[N1], acc[TOT1] = acc[MIN5], acc[MAX5], acc[SUM5], count, acc[TOT5]
+            acc[N5] = 0
+
+    def _close_hour(self, key: str, entry: list, out: dict[str, list[str]], totals: frozenset[str]) -> None:
+        line = _render(key, entry[1], entry[2], MIN1, totals)
+        if line is not None:
+            out.setdefault("1h", []).append(line)
+        for acc in entry[2].values():
+            acc[N1] = 0
+
+    def to_raw(self) -> dict[str, list]:
+        return self.series
+
+    @classmethod
+    def from_raw(cls, raw: object) -> Windows:
+        """Windows from stored JSON; anything malformed starts afresh (those windows are then partial)."""
+        if type(raw) is not dict:
+            return cls()
+        try:
+            for key, entry in raw.items():
+                if not (type(key) is str and type(entry) is list and len(entry) == 3 and type(entry[2]) is dict):
+                    return cls()
+                for acc in entry[2].values():
+                    if type(acc) is not list or len(acc) != 11:
+                        return cls()
+        except (TypeError, ValueError):
+            return cls()
+        return cls(raw)
+
+
+_NONE: frozenset[str] = frozenset()

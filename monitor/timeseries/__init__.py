@@ -1,0 +1,1 @@
+"""Time series: the InfluxDB tiers and buckets, the rollup backfill and sweep, and the queries pages read."""

@@ -1,0 +1,38 @@
+"""Results read from rollup tiers, kept until a newer rollup window could change them."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import math
+from datetime import datetime, timezone
+
+from django.core.cache import cache
+
+# A window is written by the first poll after its end: reading this long after a boundary sees it.
+WRITE_GRACE_S = 120
+
+
+def aligned(start: datetime, end: datetime, now: datetime, step_s: int) -> tuple[datetime, datetime]:
+    """The whole windows of `step_s` inside [start, end], ending no later than the newest one surely written:
+    what a rollup tier can say about the range, and the same for every request until the next window lands."""
+    first = math.ceil(start.timestamp() / step_s) * step_s
+    last = math.floor((min(end.timestamp(), now.timestamp() - WRITE_GRACE_S)) / step_s) * step_s
+    last = max(last, first)
+    return datetime.fromtimestamp(first, timezone.utc), datetime.fromtimestamp(last, timezone.utc)
+
+
+def key(*parts: object) -> str:
+    return "ts:" + hashlib.blake2b(repr(parts).encode(), digest_size=16).hexdigest()
+
+
+def get_many(keys: list[str]) -> dict[str, object]:
+    try:
+        return cache.get_many(keys)
+    except Exception:  # the cache (Redis) away: read InfluxDB instead
+        return {}
+
+
+def set_many(values: dict[str, object], step_s: int) -> None:
+    with contextlib.suppress(Exception):  # the cache (Redis) away: the next request reads InfluxDB again
+        cache.set_many(values, timeout=2 * step_s)

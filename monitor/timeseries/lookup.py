@@ -1,0 +1,44 @@
+"""Which graph and field a result table belongs to: tables carry tags, graphs carry templates and members."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from monitor.timeseries.client import Table
+from monitor.timeseries.flux import Member, Plot
+
+
+class Lookup:
+    """Registered (graph, member, stored field) → (graph key, field); `index` sorts a script's tables by them."""
+
+    def __init__(self) -> None:
+        self._targets: dict[tuple, tuple[str, str]] = {}
+        self._variants: set[tuple[str, str | None, tuple[str, ...]]] = set()
+
+    def register(self, plot: Plot, member: Member, stored: str, field: str) -> None:
+        template = plot.template
+        self._variants.add((template.measurement, template.instance_tag, tuple(sorted(template.filters))))
+        instance = member.instance if template.instance_tag else ""
+        key = (template.measurement, member.device, instance, tuple(sorted(template.filters.items())), stored)
+        self._targets[key] = (plot.key, field)
+
+    def index(self, tables: list[Table]) -> dict[tuple[str, str], dict[str, list]]:
+        """{(graph key, field): {result name: rows}}; tables of no registered series are ignored."""
+        found: dict[tuple[str, str], dict[str, list]] = defaultdict(lambda: defaultdict(list))
+        for table in tables:
+            group = table.group
+            for measurement, tag, filters in self._variants:
+                if group.get("_measurement") != measurement:
+                    continue
+                key = (
+                    measurement,
+                    group.get("device", ""),
+                    group.get(tag, "") if tag else "",
+                    tuple((name, group.get(name, "")) for name in filters),
+                    group.get("_field", ""),
+                )
+                target = self._targets.get(key)
+                if target is not None:
+                    found[target][table.result].extend(table.rows)
+                    break
+        return found

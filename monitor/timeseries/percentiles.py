@@ -1,0 +1,179 @@
+"""Exact 95th percentiles without reading every value: a lower bound from window minima and counts, then only
+the values at or above it (InfluxDB pushes `_value >=` down), then the k-th largest. From raw samples while
+raw holds the window, else from 5-minute means (the billing definition), else from hourly means."""
+
+from __future__ import annotations
+
+import math
+from datetime import timedelta
+from typing import TYPE_CHECKING
+
+from monitor.timeseries import cache, stats, tiers
+from monitor.timeseries.client import run
+from monitor.timeseries.flux import Params, Plot, chain, keep_columns, series_predicate
+from monitor.timeseries.lookup import Lookup
+
+if TYPE_CHECKING:
+    from monitor.timeseries.series import Layout, Window
+
+BOUND_WINDOWS = 2000  # windows per series for the bound: finer is tighter, coarser reads less
+
+
+def fill(plots: list[Plot], out: dict, found: dict, span: Window, shape: Layout, defer: bool) -> None:
+    """Put every graph's p95 into its legend (already there for few raw samples); `defer` leaves the ones from
+    rollups pending unless cached."""
+    source = tiers.finest_holding(span.start, span.now)
+    if source.step_s == 0:
+        if shape.windowed and shape.tier.step_s == 0:
+            _set(plots, out, _raw(plots, found, span))
+        return
+    keys = {plot.key: _cache_key(plot, source, span) for plot in plots}
+    cached = cache.get_many(list(keys.values()))
+    missing = [plot for plot in plots if keys[plot.key] not in cached]
+    hits = {
+        (plot.key, field): v
+        for plot in plots
+        if keys[plot.key] in cached
+        for field, v in cached[keys[plot.key]].items()
+    }
+    _set(plots, out, hits)
+    if not missing:
+        return
+    if defer:
+        for plot in missing:
+            out[plot.key]["p95_pending"] = True
+        return
+    computed = _from_rollups(missing, span, source)
+    _set(missing, out, computed)
+    cache.set_many(
+        {keys[p.key]: {f: computed.get((p.key, f)) for f in p.template.fields} for p in missing}, source.step_s
+    )
+
+
+def only(plots: list[Plot], span: Window, shape: Layout) -> dict[str, dict]:
+    """Just the 95th percentiles (the second request of a page whose first deferred them)."""
+    from monitor.timeseries.series import SOURCES
+
+    out = {plot.key: {"series": [{"field": f, "stats": {"p95": None}} for f in plot.template.fields]} for plot in plots}
+    source = tiers.finest_holding(span.start, span.now)
+    if source.step_s == 0:  # not deferred in the first place: read the graphs again
+        from monitor.timeseries.series import read
+
+        return read(plots, span, p95="now")
+    fill(plots, out, {}, span, shape, defer=False)
+    for plot in plots:
+        out[plot.key]["p95_source"] = SOURCES[source.name]
+    return out
+
+
+def _set(plots: list[Plot], out: dict, values: dict[tuple[str, str], float | None]) -> None:
+    for plot in plots:
+        for series in out[plot.key]["series"]:
+            value = values.get((plot.key, series["field"]))
+            if value is not None:
+                series["stats"]["p95"] = value * plot.scale
+
+
+def _cache_key(plot: Plot, source: tiers.Tier, span: Window) -> str:
+    start, end = cache.aligned(span.start, span.end, span.now, source.step_s)
+    return cache.key("p95", source.bucket, plot.template.slug, plot.members, start, end)
+
+
+def _raw(plots: list[Plot], found: dict, span: Window) -> dict[tuple[str, str], float | None]:
+    """From raw samples: a first guess below the p95 (the 90th percentile of the chart's window means), checked:
+    if fewer than k samples lie at or above it, the read is redone from the series' minimum, which holds all."""
+    wanted, floors = {}, {}
+    for plot in plots:
+        for field in plot.template.fields:
+            got = found.get((plot.key, field), {})
+            n = int(sum(v for _, v in got.get("n", ()) if v))
+            means = sorted(v for _, v in got.get("wmean", ()) if v is not None)
+            if n and means:
+                k = stats.rank_from_top(n)
+                guess = means[min(len(means) - 1, int(0.9 * len(means)))]
+                wanted[(plot.key, field)] = (plot, k, guess)
+                floors[(plot.key, field)] = min((v for _, v in got.get("lo", ()) if v is not None), default=None)
+    bucket = tiers.tiers()[0].bucket
+    result = _at_least(wanted, bucket, span.start, span.end, "")
+    again = {key: (plot, k, floors[key]) for key, (plot, k, _) in wanted.items() if result.get(key) is None}
+    return result | _at_least(again, bucket, span.start, span.end, "")
+
+
+def _from_rollups(plots: list[Plot], span: Window, source: tiers.Tier) -> dict[tuple[str, str], float | None]:
+    """From each 5-minute (or hourly) window's mean, over the whole windows of the range."""
+    start, end = cache.aligned(span.start, span.end, span.now, source.step_s)
+    if end <= start:
+        return {}
+    if source.name != "5m":  # hourly windows keep no mean: read sums and counts (ranges past 5-minute retention)
+        return _hourly(plots, start, end, source)
+    bucket_s = max(3600, math.ceil((end - start).total_seconds() / BOUND_WINDOWS / 300) * 300)
+    bind, lookup = Params(), Lookup()
+    preds = []
+    for plot in plots:
+        for field in plot.template.fields:
+            lookup.register(plot, plot.members[0], field + "_mean", field)
+        preds.append(
+            series_predicate(plot.template, plot.members[0], [f + "_mean" for f in plot.template.fields], bind)
+        )
+    pred, keep = " or ".join(preds), keep_columns(plots)
+    bucket = bind(source.bucket)
+    tail = '|> aggregateWindow(every: p_every, fn: {}, createEmpty: false, timeSrc: "_start")'
+    script = chain(bucket, pred, tail.format("min"), keep, "bmin") + chain(
+        bucket, pred, tail.format("count"), keep, "bcount"
+    )
+    found = lookup.index(
+        run(script, {"p_start": start, "p_stop": end, "p_every": timedelta(seconds=bucket_s)} | bind.values)
+    )
+    wanted = {}
+    for plot in plots:
+        for field in plot.template.fields:
+            got = found.get((plot.key, field), {})
+            counts = dict(got.get("bcount", ()))
+            windows = [(v, counts.get(t, 0.0)) for t, v in got.get("bmin", ()) if v is not None]
+            n = int(sum(c for _, c in windows))
+            if n:
+                k = stats.rank_from_top(n)
+                wanted[(plot.key, field)] = (plot, k, stats.lower_bound(windows, k))
+    return _at_least(wanted, source.bucket, start, end, "_mean")
+
+
+def _at_least(wanted: dict, bucket_name: str, start, end, suffix: str) -> dict[tuple[str, str], float | None]:
+    """Read each series' values at or above its bound, in one script; the k-th largest of them is its p95."""
+    if not wanted:
+        return {}
+    bind, lookup = Params(), Lookup()
+    preds = []
+    for (_, field), (plot, _, bound) in wanted.items():
+        lookup.register(plot, plot.members[0], field + suffix, field)
+        at_least = bind(float(bound)) if bound is not None else ""
+        preds.append(series_predicate(plot.template, plot.members[0], [field + suffix], bind, at_least))
+    plots = list({plot.key: plot for plot, _, _ in wanted.values()}.values())
+    script = chain(bind(bucket_name), " or ".join(preds), "", keep_columns(plots, timed=False), "p95")
+    found = lookup.index(run(script, {"p_start": start, "p_stop": end} | bind.values))
+    result = {}
+    for key, (_, k, _) in wanted.items():
+        values = [v for _, v in found.get(key, {}).get("p95", ()) if v is not None]
+        result[key] = stats.kth_largest(values, k) if len(values) >= k else None
+    return result
+
+
+def _hourly(plots: list[Plot], start, end, source: tiers.Tier) -> dict[tuple[str, str], float | None]:
+    bind, lookup = Params(), Lookup()
+    preds = []
+    for plot in plots:
+        names = []
+        for field in plot.template.fields:
+            for stat in ("_sum", "_count"):
+                lookup.register(plot, plot.members[0], field + stat, field + stat)
+                names.append(field + stat)
+        preds.append(series_predicate(plot.template, plot.members[0], names, bind))
+    script = chain(bind(source.bucket), " or ".join(preds), "", keep_columns(plots), "hourly")
+    found = lookup.index(run(script, {"p_start": start, "p_stop": end} | bind.values))
+    result = {}
+    for plot in plots:
+        for field in plot.template.fields:
+            sums = dict(found.get((plot.key, field + "_sum"), {}).get("hourly", ()))
+            counts = dict(found.get((plot.key, field + "_count"), {}).get("hourly", ()))
+            means = [s / counts[t] for t, s in sums.items() if s is not None and counts.get(t)]
+            result[(plot.key, field)] = stats.percentile(means)
+    return result

@@ -1,0 +1,289 @@
+"""Points and legend statistics for many graphs with one read per tier: the device page asks for a screenful of
+graphs at once. Aggregates (members summed) are computed in monitor.timeseries.aggregates."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+from monitor.timeseries import cache, percentiles, stats, tiers
+from monitor.timeseries.client import run
+from monitor.timeseries.flux import TOTAL_TAIL, Params, Plot, chain, keep_columns, series_predicate, window
+from monitor.timeseries.lookup import Lookup
+from monitor.timeseries.tiers import Tier
+
+MAX_POINTS = 2000
+SOURCES = {"raw": "raw samples", "5m": "5-minute means", "1h": "hourly means"}
+
+
+@dataclass(frozen=True)
+class Window:
+    """The window every graph of a request shares."""
+
+    start: datetime
+    end: datetime
+    points: int
+    now: datetime
+
+    @classmethod
+    def of(cls, start: datetime, end: datetime, points: int, now: datetime | None = None) -> Window:
+        return cls(start, end, points, now or datetime.now(timezone.utc))
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How one graph is read: its tier, native step, the chart's interval, and whether samples are windowed."""
+
+    tier: Tier
+    native_s: int
+    every_s: int
+
+    @property
+    def windowed(self) -> bool:
+        return self.tier.step_s > 0 or self.every_s > self.native_s
+
+
+def layout(plot: Plot, span: Window) -> Layout:
+    """The chart tier and `max(native step, span / points)` rounded up to the native step."""
+    interval = max(m.interval_s for m in plot.members)
+    tier = tiers.chart_tier(span.start, span.end, span.points, interval, span.now)
+    native = tier.step_s or interval
+    every = max(native, math.ceil((span.end - span.start).total_seconds() / max(span.points, 1)))
+    return Layout(tier, native, math.ceil(every / native) * native)
+
+
+def read(plots: list[Plot], span: Window, p95: str = "now", detail: bool = True) -> dict[str, dict]:
+    """{plot key: {"series": [...], "resolution_s", "aggregated", "tier", "p95_source", ...}} for single graphs.
+
+    `p95`: "now" computes every 95th percentile; "later" leaves out those read from rollups (they scan months of
+    5-minute means) and marks the graph `p95_pending`, for a second request with "only". Without `detail`, a
+    window's minimum is left out of its point (None): a page draws means and maxima, and this saves a third of
+    what InfluxDB sends."""
+    groups: dict[tuple, list[Plot]] = defaultdict(list)
+    for plot in plots:
+        shape = layout(plot, span)
+        groups[(shape, plot.members[0].interval_s if shape.tier.step_s == 0 else 0)].append(plot)
+    out: dict[str, dict] = {}
+    for (shape, interval), members in groups.items():
+        if p95 == "only":
+            out |= percentiles.only(members, span, shape)
+        elif shape.tier.step_s:
+            out |= _rollup_group(members, span, shape, p95 == "later", detail)
+        else:
+            found = _gather(members, span, shape, interval, detail)
+            out |= {plot.key: _assemble(plot, found, shape, span, interval) for plot in members}
+            percentiles.fill(members, out, found, span, shape, defer=(p95 == "later"))
+    return out
+
+
+def _rollup_group(plots: list[Plot], span: Window, shape: Layout, defer: bool, detail: bool) -> dict[str, dict]:
+    """Graphs read from a rollup tier: over its whole windows, cached until a newer window is written."""
+    start, end = cache.aligned(span.start, span.end, span.now, shape.tier.step_s)
+    whole = Window(start, end, span.points, span.now)
+    keys = {p.key: cache.key("chart", shape, p.template.slug, p.members, p.scale, start, end, detail) for p in plots}
+    cached = cache.get_many(list(keys.values()))
+    out = {p.key: _copy(cached[keys[p.key]]) for p in plots if keys[p.key] in cached}
+    missing = [p for p in plots if p.key not in out]
+    if missing:
+        found = _gather(missing, whole, shape, 0, detail)
+        fresh = {plot.key: _assemble(plot, found, shape, span, 0) for plot in missing}
+        cache.set_many({keys[k]: _copy(v) for k, v in fresh.items()}, shape.tier.step_s)
+        out |= fresh
+    percentiles.fill(plots, out, {}, whole, shape, defer=defer)
+    return out
+
+
+def _copy(data: dict) -> dict:
+    """A graph's data with its own legend dicts (the p95 is filled in per request)."""
+    return data | {"series": [s | {"stats": dict(s["stats"])} for s in data["series"]]}
+
+
+def _fields(plot: Plot) -> list[str]:
+    return list(plot.template.fields)
+
+
+def _gather(plots: list[Plot], span: Window, shape: Layout, interval: int, detail: bool) -> dict:
+    """Run the group's one script; {(plot key, field): {result name: rows}}. Per window: mean and max (and min
+    with `detail`); per series: count, minimum, mean, last, and the total where the legend shows one."""
+    bind = Params()
+    base = {"p_start": span.start, "p_stop": span.end, "p_every": timedelta(seconds=shape.every_s)}
+    bucket = bind(shape.tier.bucket)
+    keep, untimed = keep_columns(plots), keep_columns(plots, timed=False)
+    lookup = Lookup()
+    script = []
+
+    def pred(suffix: str, only_totals: bool = False) -> str:
+        parts = []
+        for plot in plots:
+            fields = [f for f in _fields(plot) if not only_totals or plot.template.totals]
+            names = [f + suffix for f in fields]
+            for name, base_field in zip(names, fields, strict=True):
+                lookup.register(plot, plot.members[0], name, base_field)
+            if names:
+                parts.append(series_predicate(plot.template, plot.members[0], names, bind))
+        return " or ".join(parts)
+
+    if shape.tier.step_s:  # a rollup tier: each window's Σ sum / Σ count, max (and min); whole-range figures
+        sums, counts, maxima = pred("_sum"), pred("_count"), pred("_max")
+        script += [
+            chain(bucket, sums, window("sum"), keep, "wsum"),
+            chain(bucket, counts, window("sum"), keep, "wcount"),
+        ]
+        script.append(chain(bucket, maxima, window("max"), keep, "wmax"))
+        minima = pred("_min")
+        if detail:
+            script.append(chain(bucket, minima, window("min"), keep, "wmin"))
+        script.append(chain(bucket, minima, "|> min()", untimed, "lo"))
+        script += [chain(bucket, sums, "|> sum()", untimed, "sum"), chain(bucket, counts, "|> sum()", untimed, "n")]
+        script.append(chain(bucket, sums, "|> last()", keep, "lastsum"))
+        script.append(chain(bucket, counts, "|> last()", keep, "lastcount"))
+        totals = pred("_total", only_totals=True)
+        if totals:
+            script.append(chain(bucket, totals, "|> sum()", untimed, "total"))
+    elif shape.windowed:  # raw samples, windowed
+        every = pred("")
+        for name in ("mean", "max", "min") if detail else ("mean", "max"):
+            script.append(chain(bucket, every, window(name), keep, "w" + name))
+        for name, tail in (("n", "|> count()"), ("lo", "|> min()"), ("avg", "|> mean()"), ("last", "|> last()")):
+            script.append(chain(bucket, every, tail, untimed, name))
+        totals = pred("", only_totals=True)
+        if totals:
+            base["p_interval"] = float(interval)
+            script.append(chain(bucket, totals, TOTAL_TAIL, untimed, "tsum"))
+            script.append(chain(bucket, totals, "|> first()", untimed, "tfirst"))
+    else:  # few enough raw samples to read them all
+        script.append(chain(bucket, pred(""), "", keep, "raw"))
+    return lookup.index(run("".join(script), base | bind.values))
+
+
+def _assemble(plot: Plot, found: dict, shape: Layout, span: Window, interval: int) -> dict:
+    """One graph's JSON: points [t ms, min, mean, max] scaled, and the legend (p95 filled in later)."""
+    series = []
+    for definition in plot.template.series:
+        got = found.get((plot.key, definition.field), {})
+        if shape.tier.step_s:
+            points, legend = _from_rollup(got, plot.template.totals)
+        elif shape.windowed:
+            points, legend = _from_windows(got, plot.template.totals, interval)
+        else:
+            points, legend = _from_samples(got.get("raw", []), plot.template.totals, interval)
+        scale = plot.scale
+        legend = {k: (v * scale if v is not None and k != "total" else v) for k, v in legend.items()}
+        if plot.template.totals and legend.get("total") is not None:
+            legend["total"] = legend["total"] / plot.template.total_divisor
+        series.append(
+            {
+                "field": definition.field,
+                "label": definition.label,
+                "points": [[t, _times(lo, scale), mid * scale, hi * scale] for t, lo, mid, hi in points],
+                "stats": legend,
+            }
+        )
+    return {
+        "series": series,
+        "resolution_s": shape.every_s,
+        "aggregated": shape.windowed,
+        "tier": shape.tier.name,
+        "unit": plot.template.unit,
+        "p95_source": SOURCES[tiers.finest_holding(span.start, span.now).name],
+    }
+
+
+def _legend(current, average, minimum, maximum, totals: bool, total) -> dict:
+    legend = {"current": current, "average": average, "minimum": minimum, "maximum": maximum, "p95": None}
+    if totals:
+        legend["total"] = total
+    return legend
+
+
+def _from_samples(rows: list, totals: bool, interval: int) -> tuple[list, dict]:
+    samples = [(t, v) for t, v in rows if v is not None]
+    values = [v for _, v in samples]
+    legend = _legend(
+        values[-1] if values else None,
+        sum(values) / len(values) if values else None,
+        min(values, default=None),
+        max(values, default=None),
+        totals,
+        stats.total(samples, interval) if samples else None,
+    )
+    legend["p95"] = stats.percentile(values)
+    return [(t, v, v, v) for t, v in samples], legend
+
+
+def _times(value: float | None, scale: float) -> float | None:
+    return None if value is None else value * scale
+
+
+def _only(got: dict, name: str) -> float | None:
+    """The one value of a whole-range figure (count, min, mean, last, sum)."""
+    values = [v for _, v in got.get(name, ()) if v is not None]
+    return values[-1] if values else None
+
+
+def _from_windows(got: dict, totals: bool, interval: int) -> tuple[list, dict]:
+    slots: dict[int, list] = defaultdict(lambda: [None, None, None])
+    for column, name in ((0, "wmin"), (1, "wmean"), (2, "wmax")):
+        for t, v in got.get(name, ()):
+            if v is not None:
+                slots[t][column] = v
+    points = [(t, s[0], s[1], s[2]) for t, s in sorted(slots.items()) if s[1] is not None and s[2] is not None]
+    total = None
+    if totals and points:
+        total = (_only(got, "tsum") or 0.0) + (_only(got, "tfirst") or 0.0) * interval
+    legend = _legend(
+        _only(got, "last"),
+        _only(got, "avg"),
+        _only(got, "lo"),
+        max((p[3] for p in points), default=None),
+        totals,
+        total,
+    )
+    return points, legend
+
+
+def _from_rollup(got: dict, totals: bool) -> tuple[list, dict]:
+    slots: dict[int, list] = defaultdict(lambda: [None, None, None, None])
+    for column, name in ((0, "wmin"), (1, "wsum"), (2, "wmax"), (3, "wcount")):
+        for t, v in got.get(name, ()):
+            if v is not None:
+                slots[t][column] = v
+    points = [
+        (t, s[0], s[1] / s[3], s[2]) for t, s in sorted(slots.items()) if s[1] is not None and s[2] is not None and s[3]
+    ]
+    count, summed = _only(got, "n"), _only(got, "sum")
+    legend = _legend(
+        _last_mean(got.get("lastsum", ()), got.get("lastcount", ())),
+        summed / count if count and summed is not None else None,
+        _only(got, "lo"),
+        max((p[3] for p in points), default=None),
+        totals,
+        _only(got, "total") if points else None,
+    )
+    return points, legend
+
+
+def _last_mean(sums, counts) -> float | None:
+    """The newest window's mean, from last() of its sum and of its count."""
+    if not sums or not counts or sums[-1][1] is None or not counts[-1][1]:
+        return None
+    return sums[-1][1] / counts[-1][1]
+
+
+def one(
+    template,
+    device: str,
+    instance: str,
+    start: datetime,
+    end: datetime,
+    points: int,
+    interval_s: int,
+    now: datetime | None = None,
+) -> dict:
+    """One graph's data (for the CLI, tests and callers with no Graph row): `read` for a batch of one."""
+    from monitor.timeseries.flux import Member
+
+    plot = Plot("one", template, (Member(device, instance, interval_s),))
+    return read([plot], Window.of(start, end, points, now))["one"]

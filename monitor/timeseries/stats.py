@@ -1,0 +1,71 @@
+"""Legend arithmetic on plain numbers: the 95th percentile by rank, a bound that lets InfluxDB return only the
+values that can hold it, totals by each sample's own interval, and window points of samples in Python."""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Iterable, Sequence
+
+from collectors.rollup import sample_weight
+
+Q = 0.95
+
+
+def rank_from_top(n: int) -> int:
+    """The 95th percentile is the value at ascending index ceil(0.95 n) - 1, i.e. the k-th largest for this k."""
+    return n - math.ceil(Q * n) + 1
+
+
+def percentile(values: Sequence[float]) -> float | None:
+    """The 95th percentile of all these values (exact: a value of the data, never interpolated)."""
+    if not values:
+        return None
+    return kth_largest(values, rank_from_top(len(values)))
+
+
+def kth_largest(values: Iterable[float], k: int) -> float:
+    return heapq.nlargest(k, values)[-1]
+
+
+def lower_bound(windows: Iterable[tuple[float, float]], k: int) -> float | None:
+    """A value at most the k-th largest of the data, from (window minimum, values in the window) pairs: the
+    largest minimum above which at least k values are known to lie. None when the windows cannot vouch for k."""
+    seen = 0.0
+    for minimum, count in sorted(windows, key=lambda pair: -pair[0]):
+        seen += count
+        if seen >= k:
+            return minimum
+    return None
+
+
+def total(points: Sequence[tuple[int, float]], interval_s: float) -> float:
+    """Σ value x the sample's own interval (the time since the previous sample, or one poll interval after a gap
+    longer than two intervals or for the first): a rate's total, never bridged across a gap. Times in ms."""
+    result, last = 0.0, None
+    for t_ms, value in points:
+        t = t_ms / 1000.0
+        result += value * sample_weight(t, last, interval_s)
+        last = t
+    return result
+
+
+def windowed(points: Sequence[tuple[int, float]], start_ms: int, every_ms: int) -> list[list[float]]:
+    """[t, min, mean, max] per window of `every_ms` aligned to the epoch, of (t ms, value) samples in time order."""
+    out: list[list[float]] = []
+    current, low, high, acc, n = None, 0.0, 0.0, 0.0, 0
+    for t_ms, value in points:
+        slot = t_ms - t_ms % every_ms
+        if slot != current:
+            if n:
+                out.append([current, low, acc / n, high])
+            current, low, high, acc, n = slot, value, value, 0.0, 0
+        elif value < low:
+            low = value
+        elif value > high:
+            high = value
+        acc += value
+        n += 1
+    if n:
+        out.append([current, low, acc / n, high])
+    return out

@@ -1,0 +1,93 @@
+"""The three resolutions of the data (raw, 5-minute, 1-hour), their buckets, and which one serves a window."""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+from django.conf import settings
+from influxdb_client import BucketRetentionRules, InfluxDBClient
+
+log = logging.getLogger(__name__)
+# InfluxDB drops a shard group only once all of it is past the retention, so a bucket holds at least its
+# retention; a window starting up to this much earlier is still treated as held (the 1y preset is 366 days).
+GRACE = timedelta(days=1)
+SHARD_S = {"raw": 0, "5m": 30 * 86400, "1h": 90 * 86400}  # long ranges read few shards (0: InfluxDB's default)
+
+
+@dataclass(frozen=True)
+class Tier:
+    """One resolution of the data: its bucket, its step (0 = raw samples at the poll interval), its retention."""
+
+    name: str
+    bucket: str
+    step_s: int
+    retention_days: int
+
+    def holds(self, start: datetime, now: datetime) -> bool:
+        """Whether the bucket still keeps data from `start` (0 days: kept forever)."""
+        return self.retention_days == 0 or start >= now - timedelta(days=self.retention_days) - GRACE
+
+
+def tiers(base: str | None = None) -> list[Tier]:
+    """Finest first: raw, 5m, 1h (bucket names derive from INFLUXDB_BUCKET)."""
+    base = base or settings.INFLUXDB_BUCKET
+    return [
+        Tier("raw", base, 0, settings.MONITOR_RAW_RETENTION_DAYS),
+        Tier("5m", f"{base}_5m", 300, settings.MONITOR_ROLLUP_5M_RETENTION_DAYS),
+        Tier("1h", f"{base}_1h", 3600, settings.MONITOR_ROLLUP_1H_RETENTION_DAYS),
+    ]
+
+
+def rollup_buckets(base: str | None = None) -> dict[str, str]:
+    """{tier name: bucket} of the rollup tiers, for the writer."""
+    return {tier.name: tier.bucket for tier in tiers(base) if tier.step_s}
+
+
+def finest_holding(start: datetime, now: datetime | None = None) -> Tier:
+    """The finest tier that holds the window's start: where percentiles are read (raw samples, else 5-minute
+    means, else hourly means)."""
+    now = now or datetime.now(timezone.utc)
+    for tier in tiers():
+        if tier.holds(start, now):
+            return tier
+    return tiers()[-1]
+
+
+def chart_tier(start: datetime, end: datetime, points: int, raw_step_s: int, now: datetime | None = None) -> Tier:
+    """Raw samples while raw retention holds the window (up to the last poll); past it, the coarsest rollup tier
+    still as fine as one point per pixel (a year from hourly windows, a month from 5-minute ones)."""
+    now = now or datetime.now(timezone.utc)
+    raw, *rollups = tiers()
+    if raw.holds(start, now):
+        return raw
+    every = math.ceil((end - start).total_seconds() / max(points, 1))
+    held = [tier for tier in rollups if tier.holds(start, now)] or [rollups[-1]]
+    fine_enough = [tier for tier in held if tier.step_s <= every]
+    return fine_enough[-1] if fine_enough else held[0]
+
+
+def ensure_buckets(client: InfluxDBClient, org: str, base: str | None = None, include_raw: bool = True) -> None:
+    """Create the rollup buckets, and set every tier's retention and shard length; data is kept (a PATCH)."""
+    api = client.buckets_api()
+    for tier in tiers(base):
+        if tier.step_s == 0 and not include_raw:
+            continue
+        rule = BucketRetentionRules(type="expire", every_seconds=tier.retention_days * 86400)
+        if SHARD_S[tier.name] and tier.retention_days != 0:
+            rule.shard_group_duration_seconds = min(SHARD_S[tier.name], tier.retention_days * 86400)
+        bucket = api.find_bucket_by_name(tier.bucket)
+        if bucket is None:
+            api.create_bucket(bucket_name=tier.bucket, retention_rules=[rule], org=org)
+            continue
+        have = [(r.every_seconds, r.shard_group_duration_seconds) for r in bucket.retention_rules or []]
+        if (
+            not have
+            or have[0][0] != rule.every_seconds
+            or (rule.shard_group_duration_seconds and have[0][1] != rule.shard_group_duration_seconds)
+        ):
+            bucket.retention_rules = [rule]
+            api.update_bucket(bucket)
+            log.info("retention of %s set to %s days", tier.bucket, tier.retention_days)

@@ -1,0 +1,115 @@
+"""Home-page rankings (busiest ports, hottest sensors, slowest volumes) and the volume latency heatmap."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from datetime import datetime, timedelta, timezone
+
+from monitor.timeseries import tiers
+from monitor.timeseries.client import run
+
+_READ = """from(bucket: p_bucket) |> range(start: p_start, stop: p_stop)
+  |> filter(fn: (r) => r._measurement == p_measurement and ({fields}))
+"""
+
+
+def _fields(names: list[str]) -> tuple[str, dict[str, str]]:
+    """A field predicate InfluxDB pushes down (equalities, not `contains`), and its parameters."""
+    params = {f"p_f{i}": name for i, name in enumerate(names)}
+    return " or ".join(f"r._field == {key}" for key in params), params
+
+
+def _run(script: str, params: dict, fields: list[str]):
+    predicate, names = _fields(fields)
+    return run(script.replace("{fields}", predicate), params | names)
+
+
+def _per_series(measurement: str, fields: list[str], tag: str, start: datetime, end: datetime, fn: str) -> dict:
+    """{(device, tag value, field): mean or max over the range} from the finest tier holding the range (a rollup
+    tier's mean is Σ sum / Σ count of its windows, exact)."""
+    tier = tiers.finest_holding(start, datetime.now(timezone.utc))
+    keep = f' |> keep(columns: ["_value", "_field", "device", "{tag}"])'
+    params = {"p_bucket": tier.bucket, "p_start": start, "p_stop": end, "p_measurement": measurement}
+    if not tier.step_s:
+        rows = _run(_READ + f"  |> {fn}(){keep}\n", params, fields)
+        return {(t.group.get("device", ""), t.group.get(tag, ""), t.group["_field"]): t.rows[0][1] for t in rows}
+    if fn == "max":
+        rows = _run(_READ + f"  |> max(){keep}\n", params, [f + "_max" for f in fields])
+        return {(t.group.get("device", ""), t.group.get(tag, ""), t.group["_field"][:-4]): t.rows[0][1] for t in rows}
+    stored = [f + "_sum" for f in fields] + [f + "_count" for f in fields]
+    sums: dict[tuple, dict[str, float]] = defaultdict(dict)
+    for table in _run(_READ + f"  |> sum(){keep}\n", params, stored):
+        field, _, stat = table.group["_field"].rpartition("_")
+        sums[(table.group.get("device", ""), table.group.get(tag, ""), field)][stat] = table.rows[0][1]
+    return {key: got["sum"] / got["count"] for key, got in sums.items() if got.get("count") and "sum" in got}
+
+
+def _finite(found: dict) -> dict:
+    return {key: value for key, value in found.items() if value is not None and math.isfinite(value)}
+
+
+def port_averages(start: datetime, end: datetime) -> dict[tuple[str, str], dict[str, float]]:
+    """{(device, port): {"in_bps": mean, "out_bps": mean}} over the range."""
+    found: dict[tuple[str, str], dict[str, float]] = defaultdict(dict)
+    for (device, port, field), value in _finite(
+        _per_series("interface", ["in_bps", "out_bps"], "port", start, end, "mean")
+    ).items():
+        found[(device, port)][field] = value
+    return dict(found)
+
+
+def hottest_sensors(start: datetime, end: datetime, limit: int = 10) -> list[tuple[str, str, float]]:
+    """[(device, sensor name, highest value)] of sensors over the range, hottest first."""
+    found = _finite(_per_series("sensor", ["value"], "name", start, end, "max"))
+    ranked = sorted(((d, n, v) for (d, n, _), v in found.items()), key=lambda item: -item[2])
+    return ranked[:limit]
+
+
+def slowest_volumes(start: datetime, end: datetime, limit: int = 10) -> list[tuple[str, str, float]]:
+    """[(device, volume, mean latency ms of the slower direction)] over the range, slowest first."""
+    found = _finite(_per_series("volume", ["read_latency_ms", "write_latency_ms"], "volume", start, end, "mean"))
+    worst: dict[tuple[str, str], float] = {}
+    for (device, volume, _), value in found.items():
+        worst[(device, volume)] = max(value, worst.get((device, volume), 0.0))
+    return sorted(((d, v, ms) for (d, v), ms in worst.items()), key=lambda item: -item[2])[:limit]
+
+
+def latency_heatmap(device: str, field: str, start: datetime, end: datetime, columns: int) -> dict:
+    """Mean latency per (volume, time column): {"times": [ms], "volumes": [...], "values": [[ms or None]]}."""
+    tier = tiers.finest_holding(start, datetime.now(timezone.utc))
+    every = max(tier.step_s or 60, math.ceil((end - start).total_seconds() / max(columns, 1)))
+    if tier.step_s:
+        every = math.ceil(every / tier.step_s) * tier.step_s
+    head = (
+        "from(bucket: p_bucket) |> range(start: p_start, stop: p_stop)\n"
+        '  |> filter(fn: (r) => r._measurement == "volume" and r.device == p_device and r._field == p_field)\n'
+    )
+    window = '  |> aggregateWindow(every: p_every, fn: {}, createEmpty: false, timeSrc: "_start")'
+    keep = ' |> keep(columns: ["_time", "_value", "_field", "volume"])'
+    params = {"p_bucket": tier.bucket, "p_start": start, "p_stop": end, "p_device": device}
+    params["p_every"] = timedelta(seconds=every)
+    cells: dict[str, dict[int, float]] = defaultdict(dict)
+    if tier.step_s:
+        script = head.replace("p_field", "p_sum") + window.format("sum") + keep + ' |> yield(name: "sum")\n'
+        script += head.replace("p_field", "p_count") + window.format("sum") + keep + ' |> yield(name: "count")\n'
+        got: dict[tuple[str, int], dict[str, float]] = defaultdict(dict)
+        for table in run(script, params | {"p_sum": field + "_sum", "p_count": field + "_count"}):
+            for t, value in table.rows:
+                got[(table.group.get("volume", ""), t)][table.result] = value
+        for (volume, t), pair in got.items():
+            if pair.get("count") and pair.get("sum") is not None:
+                cells[volume][t] = pair["sum"] / pair["count"]
+    else:
+        for table in run(head + window.format("mean") + keep + "\n", params | {"p_field": field}):
+            for t, value in table.rows:
+                if value is not None:
+                    cells[table.group.get("volume", "")][t] = value
+    times = sorted({t for row in cells.values() for t in row})
+    volumes = sorted(cells)
+    return {
+        "times": times,
+        "volumes": volumes,
+        "values": [[cells[v].get(t) for t in times] for v in volumes],
+        "resolution_s": every,
+    }

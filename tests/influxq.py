@@ -1,0 +1,33 @@
+"""Read InfluxDB back in tests: Flux with `params.name` placeholders bound through influxdb-client's params."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from monitor.timeseries.client import client
+
+
+@dataclass(frozen=True)
+class Bound:
+    script: str
+    params: dict[str, object]
+
+
+def bind(script: str, params: dict[str, object], imports: tuple[str, ...] = ()) -> Bound:
+    """`params.name` in the script becomes the parameter p_name (sent as an extern option, never pasted)."""
+    head = "".join(f'import "{package}"\n' for package in imports)
+    bound = re.sub(r"\bparams\.([A-Za-z_]\w*)", r"p_\1", script)
+    return Bound(head + bound, {f"p_{k}": v for k, v in params.items()})
+
+
+def query(bound: Bound | str) -> list:
+    """The FluxTables of a bound script (or of a script without parameters)."""
+    if isinstance(bound, str):
+        return client().query_api().query(bound)
+    return client().query_api().query(bound.script, params=bound.params)
+
+
+def records(script: str, params: dict[str, object]) -> list:
+    """Every record of the script's tables."""
+    return [record for table in query(bind(script, params)) for record in table.records]
