@@ -18,7 +18,7 @@ from monitor.models import Graph, Interface
 from monitor.timerange import RangeError, TimeRange, parse_range
 from monitor.timeseries import aggregates, series, top
 from monitor.timeseries.flux import Member, Plot
-from monitor.timeseries.series import MAX_POINTS, Window
+from monitor.timeseries.plan import MAX_POINTS, Window
 from monitor.viewhelpers import api_auth, json_error, neutral_cell, parse_points
 
 log = logging.getLogger(__name__)
@@ -98,10 +98,10 @@ def _members(access: Access, kind: str, object_id: int) -> tuple[str, GraphTempl
     return title, template, members
 
 
-def _read(plots: list[Plot], span: Window, p95: str) -> dict[str, dict]:
-    """Every plot's data: single graphs in one read per tier, aggregates one by one."""
+def _read(plots: list[Plot], span: Window, p95: str, detail: bool = True) -> dict[str, dict]:
+    """Every plot's data: single graphs in one read per tier, aggregates one by one (`detail`: window minima)."""
     try:
-        out = series.read([p for p in plots if not p.summed], span, p95)
+        out = series.read([p for p in plots if not p.summed], span, p95, detail)
         for plot in plots:
             if plot.summed:
                 out[plot.key] = aggregates.read(plot, span, "later" if p95 == "later" else "now")
@@ -190,7 +190,7 @@ def _batch(access: Access, graph_ids, aggregate_ids, window: TimeRange, points: 
     for kind, key, template, members in picked:
         scale, units[f"{kind}:{key}"] = _scale(unit, template, members, speeds, strict=False)
         plots.append(_plot(f"{kind}:{key}", template, members, scale))
-    read = _read(plots, Window.of(window.start, window.end, points), p95)
+    read = _read(plots, Window.of(window.start, window.end, points), p95, detail=False)
     out: dict = {"graphs": {}, "aggregates": {}, "errors": errors}
     for plot_key, data in read.items():
         kind, key = plot_key.split(":", 1)

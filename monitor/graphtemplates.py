@@ -31,6 +31,7 @@ class GraphTemplate:
     group: str = ""  # page section: "ports", "system" or "storage"; empty = derived from the measurement
     percent_of_speed: bool = False  # may be drawn as a percentage of the port's speed (Interface.speed_bps)
     filters: dict[str, str] = field(default_factory=dict)  # fixed tag values (e.g. kind=temperature)
+    percentile: bool = True  # the legend shows a 95th percentile (of rates and loads; not of counts or sizes)
 
     @property
     def fields(self) -> tuple[str, ...]:
@@ -78,6 +79,7 @@ _ALL = [
         ],
         "/s",
         "ports",
+        percentile=False,
     ),
     _t(
         "packets",
@@ -92,9 +94,19 @@ _ALL = [
         ],
         "pkt/s",
         "ports",
+        percentile=False,
     ),
     _t("cpu", "CPU utilisation", "system", None, [("cpu_util", "CPU")], "%", "system"),
-    _t("memory", "Memory", "system", None, [("mem_used_bytes", "Used"), ("mem_total_bytes", "Total")], "B", "system"),
+    _t(
+        "memory",
+        "Memory",
+        "system",
+        None,
+        [("mem_used_bytes", "Used"), ("mem_total_bytes", "Total")],
+        "B",
+        "system",
+        percentile=False,
+    ),
     _t(
         "load",
         "Load average",
@@ -113,6 +125,7 @@ _ALL = [
         [("used_bytes", "Used"), ("size_bytes", "Size")],
         "B",
         "storage",
+        percentile=False,
     ),
     _t(
         "temperature",
@@ -124,7 +137,17 @@ _ALL = [
         "system",
         filters={"kind": "temperature"},
     ),
-    _t("fans", "Fan speed", "sensor", "name", [("value", "rpm")], "rpm", "system", filters={"kind": "fan"}),
+    _t(
+        "fans",
+        "Fan speed",
+        "sensor",
+        "name",
+        [("value", "rpm")],
+        "rpm",
+        "system",
+        filters={"kind": "fan"},
+        percentile=False,
+    ),
     _t(
         "disk_throughput",
         "Disk throughput",
@@ -179,6 +202,7 @@ _ALL = [
         [("used_bytes", "Used"), ("size_bytes", "Size")],
         "B",
         "storage",
+        percentile=False,
     ),
     _t(
         "member_iops",
@@ -206,6 +230,7 @@ _ALL = [
         [("used_bytes", "Used"), ("size_bytes", "Size")],
         "B",
         "storage",
+        percentile=False,
     ),
     _t(
         "raid_capacity",
@@ -215,6 +240,7 @@ _ALL = [
         [("free_bytes", "Free"), ("size_bytes", "Size")],
         "B",
         "storage",
+        percentile=False,
     ),
 ]
 TEMPLATES: dict[str, GraphTemplate] = {t.slug: t for t in _ALL}

@@ -11,7 +11,7 @@ from monitor.graphtemplates import TEMPLATES
 from monitor.timeseries import aggregates, series
 from monitor.timeseries.flux import Member, Plot
 from monitor.timeseries.history import HistoryWriter
-from monitor.timeseries.series import Window
+from monitor.timeseries.plan import Window
 from tests.tsbuckets import own_buckets, port_polls
 
 TRAFFIC = TEMPLATES["traffic"]

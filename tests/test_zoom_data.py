@@ -12,7 +12,8 @@ from monitor.graphtemplates import TEMPLATES
 from monitor.timeseries import aggregates, client, tiers
 from monitor.timeseries.flux import Member, Plot
 from monitor.timeseries.history import HistoryWriter
-from monitor.timeseries.series import Window, read
+from monitor.timeseries.plan import Window
+from monitor.timeseries.series import read
 from tests.tsbuckets import own_buckets, port_polls
 
 BASE = "yeartest"

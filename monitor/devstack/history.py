@@ -82,4 +82,6 @@ def write(
             t += step
         progress(f"history of device {key} written")
     history.close(end)
+    if history.failed:
+        raise RuntimeError(f"InfluxDB did not take {history.failed} of the history's writes")
     return polls

@@ -10,9 +10,9 @@ from datetime import timedelta
 
 from monitor.timeseries import cache, stats, tiers
 from monitor.timeseries.client import run
-from monitor.timeseries.flux import Member, Params, Plot, chain, keep_columns, series_predicate
+from monitor.timeseries.flux import Member, Params, Plot, any_of, chain, keep_columns, series_predicate
 from monitor.timeseries.lookup import Lookup
-from monitor.timeseries.series import SOURCES, Layout, Window, layout
+from monitor.timeseries.plan import SOURCES, Layout, Window, layout
 
 
 def read(plot: Plot, span: Window, p95: str = "now") -> dict:
@@ -27,7 +27,9 @@ def read(plot: Plot, span: Window, p95: str = "now") -> dict:
         return hit
     steps, totals = _summed(plot, shape.tier, shape.native_s, start, end)
     pending = False
-    if source.name == shape.tier.name:
+    if not plot.template.percentile:
+        p95s = {}
+    elif source.name == shape.tier.name:
         p95s = {field: stats.percentile([v for _, v in values]) for field, values in steps.items()}
     elif p95 == "later":
         p95s, pending = {}, True
@@ -74,7 +76,7 @@ def _assemble(plot: Plot, shape: Layout, steps: dict, p95s: dict, totals: dict, 
         "aggregated": shape.windowed,
         "tier": shape.tier.name,
         "unit": plot.template.unit,
-        "p95_source": SOURCES[source.name],
+        "p95_source": SOURCES[source.name] if plot.template.percentile else None,
     }
 
 
@@ -86,7 +88,7 @@ def _read(plot: Plot, tier: tiers.Tier, start, end, names: dict[str, str], margi
         for stored in names:
             lookup.register(one, member, stored, stored)
         preds.append(series_predicate(plot.template, member, list(names), bind))
-    script = chain(bind(tier.bucket), " or ".join(preds), "", keep_columns([plot]), "points")
+    script = chain(bind(tier.bucket), any_of(preds), "", keep_columns([plot]), "points")
     params = {"p_start": start - timedelta(seconds=margin_s), "p_stop": end + timedelta(seconds=margin_s)}
     found = lookup.index(run(script, params | bind.values))
     return {(int(index), stored): got.get("points", []) for (index, stored), got in found.items()}

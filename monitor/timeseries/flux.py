@@ -50,16 +50,23 @@ class Params:
 
 
 def series_predicate(
-    template: GraphTemplate, member: Member, fields: Iterable[str], bind: Params, value_at_least: str = ""
+    template: GraphTemplate,
+    member: Member,
+    fields: Iterable[str],
+    bind: Params,
+    value_at_least: str = "",
+    every_instance: bool = False,
+    strictly: bool = False,
 ) -> str:
-    """`r` matches one member's series of these fields (tag names come from code; values are parameters)."""
+    """`r` matches one member's series of these fields (tag names come from code; values are parameters);
+    `every_instance`: of every port (volume...) of the device, not just the member's."""
     terms = [f"r._measurement == {bind(template.measurement)}", f"r.device == {bind(member.device)}"]
-    if template.instance_tag:
+    if template.instance_tag and not every_instance:
         terms.append(f"r.{template.instance_tag} == {bind(member.instance)}")
     terms += [f"r.{tag} == {bind(value)}" for tag, value in sorted(template.filters.items())]
     terms.append("(" + " or ".join(f"r._field == {bind(name)}" for name in fields) + ")")
     if value_at_least:
-        terms.append(f"r._value >= {value_at_least}")
+        terms.append(f"r._value {'>' if strictly else '>='} {value_at_least}")
     return "(" + " and ".join(terms) + ")"
 
 
@@ -83,12 +90,34 @@ def chain(bucket: str, predicate: str, tail: str, keep: str, name: str) -> str:
 
 
 def window(fn: str) -> str:
-    return f'|> aggregateWindow(every: p_every, fn: {fn}, createEmpty: false, timeSrc: "_start")'
+    """One row per window of `p_every`, empty ones included, so times follow from the row's place (no time
+    column to format and parse: a third less for InfluxDB to write and for Python to read)."""
+    return f'|> aggregateWindow(every: p_every, fn: {fn}, createEmpty: true, timeSrc: "_start")'
 
 
-# Σ value x its own interval: the time since the previous sample, or one poll interval after a gap longer than
-# two (elapsed() drops each series' first sample; that one is added as first() x one interval).
-TOTAL_TAIL = (
-    "|> elapsed(unit: 1ms) |> map(fn: (r) => ({r with _value: float(v: r._value) * "
-    "(if float(v: r.elapsed) > 2000.0 * p_interval then p_interval else float(v: r.elapsed) / 1000.0)})) |> sum()"
-)
+def grid(start_ms: int, stop_ms: int, every_ms: int) -> list[int]:
+    """The times of `window` rows: the range's start, then each window's start up to the range's end."""
+    first = start_ms - start_ms % every_ms
+    return [start_ms, *range(first + every_ms, stop_ms, every_ms)]
+
+
+def total_tail(interval_s: int) -> str:
+    """Σ value x its own interval: the time since the previous sample, or one poll interval after a gap longer
+    than two (elapsed() drops each series' first sample; that one is added as first() x one interval).
+
+    The interval is a number from the device row, written into the text: a parameter read in map() is looked up
+    for every row (measured ten times slower)."""
+    seconds = float(int(interval_s))
+    return (
+        "|> elapsed(unit: 1ms) |> map(fn: (r) => ({r with _value: float(v: r._value) * "
+        f"(if float(v: r.elapsed) > {2000.0 * seconds!r} then {seconds!r} "
+        "else float(v: r.elapsed) / 1000.0)})) |> sum()"
+    )
+
+
+def any_of(terms: list[str]) -> str:
+    """`a or b or ...` as a balanced tree: a chain of hundreds of `or` is deeper than Flux accepts."""
+    if len(terms) == 1:
+        return terms[0]
+    middle = len(terms) // 2
+    return f"({any_of(terms[:middle])} or {any_of(terms[middle:])})"

@@ -6,22 +6,22 @@ from __future__ import annotations
 
 import math
 from datetime import timedelta
-from typing import TYPE_CHECKING
 
 from monitor.timeseries import cache, stats, tiers
 from monitor.timeseries.client import run
-from monitor.timeseries.flux import Params, Plot, chain, keep_columns, series_predicate
+from monitor.timeseries.flux import Params, Plot, any_of, chain, keep_columns, series_predicate
 from monitor.timeseries.lookup import Lookup
-
-if TYPE_CHECKING:
-    from monitor.timeseries.series import Layout, Window
+from monitor.timeseries.plan import Layout, Window
 
 BOUND_WINDOWS = 2000  # windows per series for the bound: finer is tighter, coarser reads less
 
 
 def fill(plots: list[Plot], out: dict, found: dict, span: Window, shape: Layout, defer: bool) -> None:
     """Put every graph's p95 into its legend (already there for few raw samples); `defer` leaves the ones from
-    rollups pending unless cached."""
+    rollups pending unless cached. Graphs whose legend has no percentile (errors, sizes) are left out."""
+    plots = [plot for plot in plots if plot.template.percentile]
+    if not plots:
+        return
     source = tiers.finest_holding(span.start, span.now)
     if source.step_s == 0:
         if shape.windowed and shape.tier.step_s == 0:
@@ -56,10 +56,6 @@ def only(plots: list[Plot], span: Window, shape: Layout) -> dict[str, dict]:
 
     out = {plot.key: {"series": [{"field": f, "stats": {"p95": None}} for f in plot.template.fields]} for plot in plots}
     source = tiers.finest_holding(span.start, span.now)
-    if source.step_s == 0:  # not deferred in the first place: read the graphs again
-        from monitor.timeseries.series import read
-
-        return read(plots, span, p95="now")
     fill(plots, out, {}, span, shape, defer=False)
     for plot in plots:
         out[plot.key]["p95_source"] = SOURCES[source.name]
@@ -80,22 +76,31 @@ def _cache_key(plot: Plot, source: tiers.Tier, span: Window) -> str:
 
 
 def _raw(plots: list[Plot], found: dict, span: Window) -> dict[tuple[str, str], float | None]:
-    """From raw samples: a first guess below the p95 (the 90th percentile of the chart's window means), checked:
-    if fewer than k samples lie at or above it, the read is redone from the series' minimum, which holds all."""
+    """From raw samples. A guess g (the 90th percentile of the chart's window means), then only the samples
+    above g are read: if there are at least k, the p95 is the k-th largest of them; if fewer and g is the series'
+    minimum, the p95 is that minimum (a constant or mostly idle series sends nothing); else every sample is read."""
     wanted, floors = {}, {}
     for plot in plots:
         for field in plot.template.fields:
             got = found.get((plot.key, field), {})
             n = int(sum(v for _, v in got.get("n", ()) if v))
             means = sorted(v for _, v in got.get("wmean", ()) if v is not None)
-            if n and means:
+            lowest = [v for _, v in got.get("lo", ()) if v is not None]
+            if n and means and lowest:
                 k = stats.rank_from_top(n)
-                guess = means[min(len(means) - 1, int(0.9 * len(means)))]
+                guess = max(lowest[0], means[min(len(means) - 1, int(0.9 * len(means)))])
                 wanted[(plot.key, field)] = (plot, k, guess)
-                floors[(plot.key, field)] = min((v for _, v in got.get("lo", ()) if v is not None), default=None)
+                floors[(plot.key, field)] = lowest[0]
     bucket = tiers.tiers()[0].bucket
-    result = _at_least(wanted, bucket, span.start, span.end, "")
-    again = {key: (plot, k, floors[key]) for key, (plot, k, _) in wanted.items() if result.get(key) is None}
+    above = _at_least(wanted, bucket, span.start, span.end, "", strictly=True)
+    result, again = {}, {}
+    for key, (plot, k, guess) in wanted.items():
+        if above.get(key) is not None:
+            result[key] = above[key]
+        elif guess <= floors[key]:
+            result[key] = floors[key]  # fewer than k samples above the minimum: the k-th largest is the minimum
+        else:
+            again[key] = (plot, k, None)
     return result | _at_least(again, bucket, span.start, span.end, "")
 
 
@@ -115,7 +120,7 @@ def _from_rollups(plots: list[Plot], span: Window, source: tiers.Tier) -> dict[t
         preds.append(
             series_predicate(plot.template, plot.members[0], [f + "_mean" for f in plot.template.fields], bind)
         )
-    pred, keep = " or ".join(preds), keep_columns(plots)
+    pred, keep = any_of(preds), keep_columns(plots)
     bucket = bind(source.bucket)
     tail = '|> aggregateWindow(every: p_every, fn: {}, createEmpty: false, timeSrc: "_start")'
     script = chain(bucket, pred, tail.format("min"), keep, "bmin") + chain(
@@ -137,8 +142,11 @@ def _from_rollups(plots: list[Plot], span: Window, source: tiers.Tier) -> dict[t
     return _at_least(wanted, source.bucket, start, end, "_mean")
 
 
-def _at_least(wanted: dict, bucket_name: str, start, end, suffix: str) -> dict[tuple[str, str], float | None]:
-    """Read each series' values at or above its bound, in one script; the k-th largest of them is its p95."""
+def _at_least(
+    wanted: dict, bucket_name: str, start, end, suffix: str, strictly: bool = False
+) -> dict[tuple[str, str], float | None]:
+    """Read each series' values at or above its bound (`strictly` above), in one script; the k-th largest of
+    them is its p95 when there are at least k (else None)."""
     if not wanted:
         return {}
     bind, lookup = Params(), Lookup()
@@ -146,9 +154,11 @@ def _at_least(wanted: dict, bucket_name: str, start, end, suffix: str) -> dict[t
     for (_, field), (plot, _, bound) in wanted.items():
         lookup.register(plot, plot.members[0], field + suffix, field)
         at_least = bind(float(bound)) if bound is not None else ""
-        preds.append(series_predicate(plot.template, plot.members[0], [field + suffix], bind, at_least))
+        preds.append(
+            series_predicate(plot.template, plot.members[0], [field + suffix], bind, at_least, strictly=strictly)
+        )
     plots = list({plot.key: plot for plot, _, _ in wanted.values()}.values())
-    script = chain(bind(bucket_name), " or ".join(preds), "", keep_columns(plots, timed=False), "p95")
+    script = chain(bind(bucket_name), any_of(preds), "", keep_columns(plots, timed=False), "p95")
     found = lookup.index(run(script, {"p_start": start, "p_stop": end} | bind.values))
     result = {}
     for key, (_, k, _) in wanted.items():
@@ -167,7 +177,7 @@ def _hourly(plots: list[Plot], start, end, source: tiers.Tier) -> dict[tuple[str
                 lookup.register(plot, plot.members[0], field + stat, field + stat)
                 names.append(field + stat)
         preds.append(series_predicate(plot.template, plot.members[0], names, bind))
-    script = chain(bind(source.bucket), " or ".join(preds), "", keep_columns(plots), "hourly")
+    script = chain(bind(source.bucket), any_of(preds), "", keep_columns(plots), "hourly")
     found = lookup.index(run(script, {"p_start": start, "p_stop": end} | bind.values))
     result = {}
     for plot in plots:

@@ -3,55 +3,28 @@ graphs at once. Aggregates (members summed) are computed in monitor.timeseries.a
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
-from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 
 from monitor.timeseries import cache, percentiles, stats, tiers
 from monitor.timeseries.client import run
-from monitor.timeseries.flux import TOTAL_TAIL, Params, Plot, chain, keep_columns, series_predicate, window
+from monitor.timeseries.flux import (
+    Params,
+    Plot,
+    any_of,
+    chain,
+    grid,
+    keep_columns,
+    series_predicate,
+    total_tail,
+    window,
+)
 from monitor.timeseries.lookup import Lookup
-from monitor.timeseries.tiers import Tier
+from monitor.timeseries.plan import SOURCES, Layout, Window, layout
 
-MAX_POINTS = 2000
-SOURCES = {"raw": "raw samples", "5m": "5-minute means", "1h": "hourly means"}
-
-
-@dataclass(frozen=True)
-class Window:
-    """The window every graph of a request shares."""
-
-    start: datetime
-    end: datetime
-    points: int
-    now: datetime
-
-    @classmethod
-    def of(cls, start: datetime, end: datetime, points: int, now: datetime | None = None) -> Window:
-        return cls(start, end, points, now or datetime.now(timezone.utc))
-
-
-@dataclass(frozen=True)
-class Layout:
-    """How one graph is read: its tier, native step, the chart's interval, and whether samples are windowed."""
-
-    tier: Tier
-    native_s: int
-    every_s: int
-
-    @property
-    def windowed(self) -> bool:
-        return self.tier.step_s > 0 or self.every_s > self.native_s
-
-
-def layout(plot: Plot, span: Window) -> Layout:
-    """The chart tier and `max(native step, span / points)` rounded up to the native step."""
-    interval = max(m.interval_s for m in plot.members)
-    tier = tiers.chart_tier(span.start, span.end, span.points, interval, span.now)
-    native = tier.step_s or interval
-    every = max(native, math.ceil((span.end - span.start).total_seconds() / max(span.points, 1)))
-    return Layout(tier, native, math.ceil(every / native) * native)
+# A batch with this many instances (ports...) of one device and template reads all of that device's instances:
+# InfluxDB evaluates a predicate of hundreds of terms several times slower than it reads the extra series.
+EVERY_INSTANCE_AT = 12
 
 
 def read(plots: list[Plot], span: Window, p95: str = "now", detail: bool = True) -> dict[str, dict]:
@@ -67,11 +40,11 @@ def read(plots: list[Plot], span: Window, p95: str = "now", detail: bool = True)
         groups[(shape, plot.members[0].interval_s if shape.tier.step_s == 0 else 0)].append(plot)
     out: dict[str, dict] = {}
     for (shape, interval), members in groups.items():
-        if p95 == "only":
+        if p95 == "only" and tiers.finest_holding(span.start, span.now).step_s:
             out |= percentiles.only(members, span, shape)
         elif shape.tier.step_s:
             out |= _rollup_group(members, span, shape, p95 == "later", detail)
-        else:
+        else:  # raw samples ("only" too: their percentiles were not deferred in the first place)
             found = _gather(members, span, shape, interval, detail)
             out |= {plot.key: _assemble(plot, found, shape, span, interval) for plot in members}
             percentiles.fill(members, out, found, span, shape, defer=(p95 == "later"))
@@ -115,28 +88,38 @@ def _gather(plots: list[Plot], span: Window, shape: Layout, interval: int, detai
     script = []
 
     def pred(suffix: str, only_totals: bool = False) -> str:
-        parts = []
+        groups: dict[tuple, list[tuple[Plot, list[str]]]] = defaultdict(list)
         for plot in plots:
             fields = [f for f in _fields(plot) if not only_totals or plot.template.totals]
             names = [f + suffix for f in fields]
             for name, base_field in zip(names, fields, strict=True):
                 lookup.register(plot, plot.members[0], name, base_field)
             if names:
-                parts.append(series_predicate(plot.template, plot.members[0], names, bind))
-        return " or ".join(parts)
+                template = plot.template
+                groups[(template.measurement, plot.members[0].device, tuple(sorted(template.filters.items())))].append(
+                    (plot, names)
+                )
+        parts = []
+        for items in groups.values():
+            first, _ = items[0]
+            if first.template.instance_tag and len(items) >= EVERY_INSTANCE_AT:
+                names = sorted({name for _, found in items for name in found})
+                parts.append(series_predicate(first.template, first.members[0], names, bind, every_instance=True))
+            else:
+                parts += [series_predicate(p.template, p.members[0], found, bind) for p, found in items]
+        return any_of(parts) if parts else ""
 
     if shape.tier.step_s:  # a rollup tier: each window's Σ sum / Σ count, max (and min); whole-range figures
         sums, counts, maxima = pred("_sum"), pred("_count"), pred("_max")
         script += [
-            chain(bucket, sums, window("sum"), keep, "wsum"),
-            chain(bucket, counts, window("sum"), keep, "wcount"),
+            chain(bucket, sums, window("sum"), untimed, "wsum"),
+            chain(bucket, counts, window("sum"), untimed, "wcount"),
         ]
-        script.append(chain(bucket, maxima, window("max"), keep, "wmax"))
+        script.append(chain(bucket, maxima, window("max"), untimed, "wmax"))
         minima = pred("_min")
         if detail:
-            script.append(chain(bucket, minima, window("min"), keep, "wmin"))
+            script.append(chain(bucket, minima, window("min"), untimed, "wmin"))
         script.append(chain(bucket, minima, "|> min()", untimed, "lo"))
-        script += [chain(bucket, sums, "|> sum()", untimed, "sum"), chain(bucket, counts, "|> sum()", untimed, "n")]
         script.append(chain(bucket, sums, "|> last()", keep, "lastsum"))
         script.append(chain(bucket, counts, "|> last()", keep, "lastcount"))
         totals = pred("_total", only_totals=True)
@@ -145,17 +128,23 @@ def _gather(plots: list[Plot], span: Window, shape: Layout, interval: int, detai
     elif shape.windowed:  # raw samples, windowed
         every = pred("")
         for name in ("mean", "max", "min") if detail else ("mean", "max"):
-            script.append(chain(bucket, every, window(name), keep, "w" + name))
+            script.append(chain(bucket, every, window(name), untimed, "w" + name))
         for name, tail in (("n", "|> count()"), ("lo", "|> min()"), ("avg", "|> mean()"), ("last", "|> last()")):
             script.append(chain(bucket, every, tail, untimed, name))
         totals = pred("", only_totals=True)
         if totals:
-            base["p_interval"] = float(interval)
-            script.append(chain(bucket, totals, TOTAL_TAIL, untimed, "tsum"))
+            script.append(chain(bucket, totals, total_tail(interval), untimed, "tsum"))
             script.append(chain(bucket, totals, "|> first()", untimed, "tfirst"))
     else:  # few enough raw samples to read them all
         script.append(chain(bucket, pred(""), "", keep, "raw"))
-    return lookup.index(run("".join(script), base | bind.values))
+    found = lookup.index(run("".join(script), base | bind.values))
+    if shape.windowed:  # window rows carry no time: their place in the grid gives it
+        times = grid(int(span.start.timestamp() * 1000), int(span.end.timestamp() * 1000), shape.every_s * 1000)
+        for results in found.values():
+            for name, rows in results.items():
+                if name.startswith("w"):
+                    results[name] = [(t, v) for t, (_, v) in zip(times, rows, strict=False)]
+    return found
 
 
 def _assemble(plot: Plot, found: dict, shape: Layout, span: Window, interval: int) -> dict:
@@ -170,6 +159,8 @@ def _assemble(plot: Plot, found: dict, shape: Layout, span: Window, interval: in
         else:
             points, legend = _from_samples(got.get("raw", []), plot.template.totals, interval)
         scale = plot.scale
+        if not plot.template.percentile:
+            legend["p95"] = None
         legend = {k: (v * scale if v is not None and k != "total" else v) for k, v in legend.items()}
         if plot.template.totals and legend.get("total") is not None:
             legend["total"] = legend["total"] / plot.template.total_divisor
@@ -187,7 +178,7 @@ def _assemble(plot: Plot, found: dict, shape: Layout, span: Window, interval: in
         "aggregated": shape.windowed,
         "tier": shape.tier.name,
         "unit": plot.template.unit,
-        "p95_source": SOURCES[tiers.finest_holding(span.start, span.now).name],
+        "p95_source": SOURCES[tiers.finest_holding(span.start, span.now).name] if plot.template.percentile else None,
     }
 
 
@@ -253,7 +244,8 @@ def _from_rollup(got: dict, totals: bool) -> tuple[list, dict]:
     points = [
         (t, s[0], s[1] / s[3], s[2]) for t, s in sorted(slots.items()) if s[1] is not None and s[2] is not None and s[3]
     ]
-    count, summed = _only(got, "n"), _only(got, "sum")
+    count = sum(s[3] for s in slots.values() if s[1] is not None and s[3])
+    summed = sum(s[1] for s in slots.values() if s[1] is not None and s[3])  # Σ of windows = Σ of the range
     legend = _legend(
         _last_mean(got.get("lastsum", ()), got.get("lastcount", ())),
         summed / count if count and summed is not None else None,

@@ -42,10 +42,11 @@
   function renderLegend(table, data) {
     if (!table) return;
     const totals = data.series.some(function (s) { return "total" in s.stats; });
-    const source = "95th percentile of " + (data.p95_source || "the data shown");
+    const p95 = Boolean(data.p95_source); // graphs of counts and sizes have none
+    const source = "95th percentile of " + data.p95_source;
     table.replaceChildren();
     const head = document.createElement("tr");
-    ["", "Current", "Average", "Minimum", "Maximum", "95th", ...(totals ? ["Total"] : [])].forEach(function (text) {
+    ["", "Current", "Average", "Minimum", "Maximum", ...(p95 ? ["95th"] : []), ...(totals ? ["Total"] : [])].forEach(function (text) {
       head.appendChild(cell("th", text, text === "95th" ? source : ""));
     });
     table.appendChild(head);
@@ -55,7 +56,7 @@
       tr.appendChild(cell("th", s.label));
       [st.current, st.average, st.minimum, st.maximum].forEach(function (v) { tr.appendChild(cell("td", si(v, data.unit))); });
       const pending = data.p95_pending && (st.p95 === null || st.p95 === undefined);
-      tr.appendChild(cell("td", pending ? "…" : si(st.p95, data.unit), pending ? source + ": on its way" : source));
+      if (p95) tr.appendChild(cell("td", pending ? "…" : si(st.p95, data.unit), pending ? source + ": on its way" : source));
       if (totals) tr.appendChild(cell("td", si(st.total, "B")));
       table.appendChild(tr);
     });
@@ -158,15 +159,17 @@
     return select ? select.value : "bits";
   }
 
+  /* A point per pixel on a page of one graph, per two pixels on a page of many (a line needs no more). */
   function pointsOf(figure) {
     const width = figure.querySelector(".canvas-box").clientWidth || 800;
-    return String(Math.max(50, Math.min(2000, Math.round(width))));
+    const single = figure.closest(".graphs.single");
+    return String(Math.max(50, Math.min(2000, Math.round(single ? width : width / 2))));
   }
 
   /* Show what arrived: drawn now if the figure is near the view, else when it comes near. */
   function paint(figure) {
     const entry = store.get(figure);
-    if (!entry || entry.drawn || !near.has(figure)) return;
+    if (!entry || entry.drawn || !near.has(figure) || typeof Chart === "undefined") return; // drawn once loaded
     entry.drawn = true;
     const status = figure.querySelector(".graph-status");
     if (entry.error) { status.textContent = "Could not load this graph: " + entry.error; return; }
@@ -268,7 +271,11 @@
     inflight.clear();
     store.forEach(function (entry) { entry.gen = -1; });
     load(Array.from(document.querySelectorAll("figure.graph")));
-    document.querySelectorAll("figure.heatmap").forEach(function (fig) { window.MonitorHeatmap && window.MonitorHeatmap.load(fig); });
+    const heatmaps = function () {
+      document.querySelectorAll("figure.heatmap").forEach(function (fig) { window.MonitorHeatmap && window.MonitorHeatmap.load(fig); });
+    };
+    if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", heatmaps);
+    else heatmaps();
   }
 
   /* A live range moves on: refresh what is in view; the rest is fetched again when it comes near. */
@@ -341,11 +348,15 @@
 
   window.MonitorGraphs = { si: si, loadAll: loadAll };
 
+  /* This script runs before the chart library loads (the page's graphs are already parsed): the first screen's
+     data is on its way while Chart.js is still being read, and drawn as soon as it is there. */
+  humanDurations();
+  document.querySelectorAll("figure.graph").forEach(setUpTools);
+  document.querySelectorAll("figure.graph").forEach(function (f) { if (inView(f)) near.add(f); });
+  loadAll();
+
   document.addEventListener("DOMContentLoaded", function () {
-    humanDurations();
-    document.querySelectorAll("figure.graph").forEach(setUpTools);
-    document.querySelectorAll("figure.graph").forEach(function (f) { if (inView(f)) near.add(f); });
-    loadAll();
+    near.forEach(paint);
     watch();
     document.addEventListener("monitor:rangechange", loadAll);
     const section = document.getElementById("graphs");

@@ -42,6 +42,7 @@ class Command(BaseCommand):
         try:
             env = self._start_backends(var, logs, opts)
             os.environ.update(env)
+            self._use_backends(env)
             call_command("migrate", interactive=False, verbosity=0)
             call_command("collectstatic", interactive=False, verbosity=0)
             password = self._admin_password(var)
@@ -85,6 +86,15 @@ class Command(BaseCommand):
             "EMAIL_BACKEND": "django.core.mail.backends.filebased.EmailBackend",
             "EMAIL_FILE_PATH": str(var / "mail"),
         }
+
+    def _use_backends(self, env: dict[str, str]) -> None:
+        """This process talks to the services it started too (device signals, the history writer)."""
+        from monitor import services as clients
+
+        for name in ("REDIS_URL", "INFLUXDB_URL", "INFLUXDB_TOKEN", "INFLUXDB_ORG", "INFLUXDB_BUCKET"):
+            if name in env:
+                setattr(settings, name, env[name])
+        clients.reset_clients()
 
     def _admin_password(self, var: Path) -> str:
         from django.contrib.auth import get_user_model
@@ -190,10 +200,11 @@ class Command(BaseCommand):
         def run() -> None:
             from django.db import connection
 
-            from monitor import services
+            from collectors.influx import InfluxWriter
             from monitor.devstack import history
             from monitor.models import Device
             from monitor.profiles import registry
+            from monitor.timeseries import tiers
 
             try:
                 deadline = time.time() + 120
@@ -205,14 +216,23 @@ class Command(BaseCommand):
                     time.sleep(2)
                 profiles = registry()
                 devices = [(str(d.pk), d.snmp_target(), profiles.get(d.profile)) for d in found]
-                polls = history.write(
-                    services.influx_writer(),
-                    devices,
-                    time.time(),
-                    opts["history_days"],
-                    opts["poll_interval"],
-                    progress=lambda text: None,
+                # Its own writer, with no spool: if InfluxDB refuses, the history is written again at the next start.
+                writer = InfluxWriter(
+                    settings.INFLUXDB_URL,
+                    settings.INFLUXDB_TOKEN,
+                    settings.INFLUXDB_ORG,
+                    settings.INFLUXDB_BUCKET,
+                    var / "history-spool",
+                    timeout_ms=60_000,
+                    spool_max_bytes=0,
+                    rollup_buckets=tiers.rollup_buckets(),
                 )
+                try:
+                    polls = history.write(
+                        writer, devices, time.time(), opts["history_days"], opts["poll_interval"], lambda _: None
+                    )
+                finally:
+                    writer.close()
                 marker.write_text(f"{polls} polls\n")
                 self.stdout.write(self.style.SUCCESS(f"history written: {polls} past polls; 1m and 1y views show it"))
             except Exception as exc:  # the live demo goes on without it

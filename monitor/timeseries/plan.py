@@ -1,0 +1,50 @@
+"""What a request for graphs asks of the data: its window, and for each graph the tier, step and resolution."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from monitor.timeseries import tiers
+from monitor.timeseries.flux import Plot
+from monitor.timeseries.tiers import Tier
+
+MAX_POINTS = 2000
+SOURCES = {"raw": "raw samples", "5m": "5-minute means", "1h": "hourly means"}
+
+
+@dataclass(frozen=True)
+class Window:
+    """The window every graph of a request shares."""
+
+    start: datetime
+    end: datetime
+    points: int
+    now: datetime
+
+    @classmethod
+    def of(cls, start: datetime, end: datetime, points: int, now: datetime | None = None) -> Window:
+        return cls(start, end, points, now or datetime.now(timezone.utc))
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How one graph is read: its tier, native step, the chart's interval, and whether samples are windowed."""
+
+    tier: Tier
+    native_s: int
+    every_s: int
+
+    @property
+    def windowed(self) -> bool:
+        return self.tier.step_s > 0 or self.every_s > self.native_s
+
+
+def layout(plot: Plot, span: Window) -> Layout:
+    """The chart tier and `max(native step, span / points)` rounded up to the native step."""
+    interval = max(m.interval_s for m in plot.members)
+    tier = tiers.chart_tier(span.start, span.end, span.points, interval, span.now)
+    native = tier.step_s or interval
+    every = max(native, math.ceil((span.end - span.start).total_seconds() / max(span.points, 1)))
+    return Layout(tier, native, math.ceil(every / native) * native)

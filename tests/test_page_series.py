@@ -1,0 +1,131 @@
+"""A page's graphs in one request (GET /api/series): one query per tier however many graphs, percentiles from
+rollups in a second request, long ranges cached until a newer window lands, bad requests refused clearly."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from monitor.models import Device, Graph
+from monitor.timeseries.history import HistoryWriter
+from monitor.trees.models import Tree, TreeNode, place_device
+from tests.test_bad_input import influx_queries
+from tests.tsbuckets import port_polls
+
+pytestmark = pytest.mark.django_db
+PORTS = 16
+DAY = 86400
+
+
+@pytest.fixture
+def page(clean_backends, tmp_path):
+    """A 16-port switch with 40 days of history (rollups only past the raw bucket's two weeks), polled every 60 s."""
+    from monitor import services
+
+    device = Device.objects.create(name="page-switch", host="127.0.0.1", community="x", poll_interval_s=60)
+    graphs = []
+    for port in range(1, PORTS + 1):
+        for slug in ("traffic", "errors"):
+            graphs.append(
+                Graph.objects.create(device=device, template=slug, instance=f"p/{port}", title=f"{slug} {port}")
+            )
+    history = HistoryWriter(services.influx_writer())
+    now = time.time() // 60 * 60
+    for port in range(1, PORTS + 1):
+        rate = port * 1e6
+        old = [now - 40 * DAY + 300 * i for i in range(38 * 288)]
+        port_polls(
+            history, str(device.pk), f"p/{port}", old, lambda t, r=rate: r * (1 + (t % 3600) / 3600), 300, raw=False
+        )
+        recent = [now - 2 * DAY + 60 * i for i in range(2 * 1440)]
+        port_polls(history, str(device.pk), f"p/{port}", recent, lambda t, r=rate: r * (1 + (t % 3600) / 3600), 60)
+        port_polls(history, str(device.pk), f"p/{port}", recent, lambda t: 0.5, 60, field="in_errors")
+    history.close(now)
+    assert history.failed == 0
+    return {"device": device, "graphs": graphs}
+
+
+def same(mine: dict, theirs: dict) -> bool:
+    """The same legend: the same figures present, equal to rounding."""
+    assert mine.keys() == theirs.keys()
+    return all((mine[k] is None) == (theirs[k] is None) for k in mine) and {
+        k: v for k, v in mine.items() if v is not None
+    } == pytest.approx({k: v for k, v in theirs.items() if v is not None}, rel=1e-9)
+
+
+def batch(client, graphs, **query):
+    params = [("graph", str(g.pk)) for g in graphs] + list(query.items())
+    response = client.get("/api/series", params)
+    assert response.status_code == 200, response.content[:300]
+    return response.json()
+
+
+def test_a_page_of_graphs_is_one_query_and_its_numbers_are_the_single_graph_apis(admin_client, page, influx):
+    before = influx_queries(influx)
+    window = {"start": str(int(time.time()) - DAY + 7), "end": str(int(time.time()) - 7), "points": "300"}
+    data = batch(admin_client, page["graphs"], **window)
+    assert influx_queries(influx) - before == 2  # every graph's points and legend; then their percentiles
+    assert data["errors"] == {} and len(data["graphs"]) == 2 * PORTS
+    traffic = next(g for g in page["graphs"] if g.template == "traffic" and g.instance == "p/5")
+    alone = admin_client.get(f"/api/graphs/{traffic.pk}/series", window).json()
+    together = data["graphs"][str(traffic.pk)]
+    for mine, single in zip(together["series"], alone["series"], strict=True):
+        assert same(mine["stats"], single["stats"])  # the same legend, percentile included
+        assert [v for p in mine["points"] for v in p[2:]] == pytest.approx([v for p in single["points"] for v in p[2:]])
+        assert all(p[1] is None for p in mine["points"])  # a page draws means and maxima: minima stay home
+        assert all(p[1] is not None for p in single["points"])
+    assert together["p95_source"] == "raw samples"
+    errors = data["graphs"][str(next(g for g in page["graphs"] if g.template == "errors").pk)]
+    assert errors["p95_source"] is None and errors["series"][0]["stats"]["p95"] is None  # no p95 of error counts
+    assert errors["series"][0]["stats"]["average"] == pytest.approx(0.5)
+
+
+def test_a_year_defers_its_percentiles_and_is_kept_until_a_newer_window(admin_client, page, influx):
+    traffic = [g for g in page["graphs"] if g.template == "traffic"]
+    before = influx_queries(influx)
+    first = batch(admin_client, traffic, range="1y", p95="later")
+    assert influx_queries(influx) - before == 1  # one read of the hourly tier for every graph
+    for data in first["graphs"].values():
+        assert data["tier"] == "1h" and data["p95_pending"] and data["p95_source"] == "5-minute means"
+        assert data["series"][0]["stats"]["p95"] is None and data["series"][0]["stats"]["average"] > 0
+    again = influx_queries(influx)
+    assert batch(admin_client, traffic, range="1y", p95="later")["graphs"] == first["graphs"]
+    assert influx_queries(influx) == again  # cached: the hourly tier has not changed
+    percentiles = batch(admin_client, traffic, range="1y", p95="only")
+    assert influx_queries(influx) - again == 2  # a bound from hourly minima, then the means above it
+    single = admin_client.get(f"/api/graphs/{traffic[4].pk}/series", {"range": "1y"}).json()
+    found = percentiles["graphs"][str(traffic[4].pk)]["series"][0]["stats"]["p95"]
+    assert found == pytest.approx(single["series"][0]["stats"]["p95"]) and found > 5e6
+    cached = influx_queries(influx)
+    assert batch(admin_client, traffic, range="1y", p95="only")["graphs"] == percentiles["graphs"]
+    assert influx_queries(influx) == cached
+
+
+def test_bad_batches_are_refused_with_a_message(admin_client, page, django_user_model, client):
+    graph = page["graphs"][0]
+    cases = [
+        ({}, "name at least one graph"),
+        ({"graph": "abc"}, "is not an id"),
+        ({"graph": str(graph.pk), "p95": "sometimes"}, "p95 must be one of"),
+        ({"graph": str(graph.pk), "range": "2h"}, "is not one of"),
+        ({"graph": str(graph.pk), "unit": "furlongs"}, "is not available"),
+    ]
+    for query, message in cases:
+        response = admin_client.get("/api/series", query)
+        assert response.status_code == 400 and message in response.json()["error"], (query, response.content)
+    too_many = [("graph", str(i)) for i in range(1, 302)]
+    assert admin_client.get("/api/series", too_many).status_code == 400
+    unknown = batch(admin_client, [graph], graph="999999")
+    assert unknown["errors"] == {"graph:999999": "no such graph"} and str(graph.pk) in unknown["graphs"]
+    outsider = django_user_model.objects.create_user("outsider", password="s3cret-pass-123")
+    client.force_login(outsider)  # reads no tree: the graph is as unknown to them as one that does not exist
+    hidden = client.get("/api/series", {"graph": str(graph.pk)}).json()
+    assert hidden == {**hidden, "graphs": {}, "errors": {f"graph:{graph.pk}": "no such graph"}}
+    tree = Tree.objects.create(name="Page")
+    place_device(page["device"], TreeNode.objects.create(tree=tree, kind="header", title="Switches"))
+    tree.read_users.add(outsider)
+    assert str(graph.pk) in client.get("/api/series", {"graph": str(graph.pk)}).json()["graphs"]
+    assert client.get("/api/series", {"graph": str(graph.pk)}).status_code == 200
+    client.logout()
+    assert client.get("/api/series", {"graph": str(graph.pk)}).status_code == 401
