@@ -8,12 +8,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
+import orjson
+
 TIERS = (("5m", 300), ("1h", 3600))
 FIVE, HOUR = 300, 3600
 # Fields whose legend shows a total (rate x the sample's own interval): kept as `<field>_total` in each window.
 TOTALS: Mapping[str, frozenset[str]] = {"interface": frozenset(("in_bps", "out_bps"))}
-# A field's accumulator: when its last sample was seen, then 5-minute and 1-hour min, max, sum, count, total.
-LAST, MIN5, MAX5, SUM5, N5, TOT5, MIN1, MAX1, SUM1, N1, TOT1 = range(11)
+_NONE: frozenset[str] = frozenset()
+# A field's open 5-minute window: when its last sample was seen (totals only), min, max, sum, count, total.
+LAST, MIN5, MAX5, SUM5, N5, TOT5 = range(6)
+# Its hour so far (the 5-minute windows folded in): min, max, sum, count, total.
+MIN1, MAX1, SUM1, N1, TOT1 = range(5)
 
 
 def sample_weight(t: float, last: float | None, interval_s: float) -> float:
@@ -32,7 +37,8 @@ def _names(field: str) -> tuple[str, ...]:
 
 
 def _render(series: str, start: float, fields: dict[str, list], offset: int, totals: frozenset[str]) -> str | None:
-    """One line for a closed window (stats at `offset` in each accumulator), or None when no field had a sample."""
+    """One line for a closed window (min, max, sum, count, total from `offset` in each accumulator), or None when
+    no field had a sample; a 5-minute window (offset 1) also gets its mean."""
     parts = []
     for name, acc in fields.items():
         count = acc[offset + 3]
@@ -52,16 +58,28 @@ def _render(series: str, start: float, fields: dict[str, list], offset: int, tot
 
 
 class Windows:
-    """A device's open windows: {series (line protocol measurement and tags): [5m start, 1h start, {field: acc}]}.
+    """A device's open windows: {series (line protocol measurement and tags): [5m start, 1h start, {field: acc}]},
+    and the hours: {series: {field: [min, max, sum, count, total]}}.
 
     `add` takes a poll's samples; a sample in a later window closes the series' current one first (lines go to
     `out`, per tier); `close_due` closes what ended before a moment even when no sample came (a failed poll).
+    The hours are needed only when a 5-minute window closes (one poll in five at 60 s): until then they stay the
+    JSON text they were stored as, neither parsed nor written again (half of what a poll would read).
     """
 
-    __slots__ = ("series",)
+    __slots__ = ("_hours", "_hours_text", "series")
 
-    def __init__(self, series: dict[str, list] | None = None):
+    def __init__(self, series: dict[str, list] | None = None, hours: dict | None = None, hours_text: str = ""):
         self.series: dict[str, list] = series if series is not None else {}
+        self._hours: dict[str, dict[str, list]] | None = hours if hours is not None or hours_text else {}
+        self._hours_text = hours_text
+
+    @property
+    def hours(self) -> dict[str, dict[str, list]]:
+        if self._hours is None:
+            self._hours = _parse_hours(self._hours_text)
+            self._hours_text = ""
+        return self._hours
 
     def add(
         self,
@@ -94,7 +112,7 @@ class Windows:
                 continue
             acc = accs.get(name)
             if acc is None:
-                acc = accs[name] = [None, 0.0, 0.0, 0.0, 0, 0.0, 0.0, 0.0, 0.0, 0, 0.0]
+                acc = accs[name] = [None, 0.0, 0.0, 0.0, 0, 0.0]
             if acc[N5]:
                 if value < acc[MIN5]:
                     acc[MIN5] = value
@@ -108,7 +126,7 @@ class Windows:
                 acc[TOT5] = 0.0
             if name in with_total:
                 acc[TOT5] += value * sample_weight(t, acc[LAST], interval_s)
-            acc[LAST] = t
+                acc[LAST] = t
 
     def add_samples(
         self,
@@ -159,47 +177,60 @@ class Windows:
         if hour != entry[1]:
             self._close_hour(key, entry, out, totals)
             entry[1] = hour
-        for acc in accs.values():
+        hours = self.hours.setdefault(key, {})
+        for name, acc in accs.items():
             count = acc[N5]
             if not count:
                 continue
-            if acc[N1]:
-                if acc[MIN5] < acc[MIN1]:
-                    acc[MIN1] = acc[MIN5]
-                if acc[MAX5] > acc[MAX1]:
-                    acc[MAX1] = acc[MAX5]
-                acc[SUM1] += acc[SUM5]
-                acc[N1] += count
-                acc[TOT1] += acc[TOT5]
+            h = hours.get(name)
+            if h is None or not h[N1]:
+                hours[name] = [acc[MIN5], acc[MAX5], acc[SUM5], count, acc[TOT5]]
             else:
-                acc[MIN1], acc[MAX1], acc[SUM1], acc[N1], acc[TOT1] = acc[MIN5], acc[MAX5], acc[SUM5], count, acc[TOT5]
+                if acc[MIN5] < h[MIN1]:
+                    h[MIN1] = acc[MIN5]
+                if acc[MAX5] > h[MAX1]:
+                    h[MAX1] = acc[MAX5]
+                h[SUM1] += acc[SUM5]
+                h[N1] += count
+                h[TOT1] += acc[TOT5]
             acc[N5] = 0
 
     def _close_hour(self, key: str, entry: list, out: dict[str, list[str]], totals: frozenset[str]) -> None:
-        line = _render(key, entry[1], entry[2], MIN1, totals)
-        if line is not None:
-            out.setdefault("1h", []).append(line)
-        for acc in entry[2].values():
-            acc[N1] = 0
+        hours = self.hours.pop(key, None)
+        if hours:
+            line = _render(key, entry[1], hours, MIN1, totals)
+            if line is not None:
+                out.setdefault("1h", []).append(line)
 
-    def to_raw(self) -> dict[str, list]:
-        return self.series
+    def to_raw(self) -> dict:
+        """JSON-ready: the open 5-minute windows, and the hours as the JSON text they already are when untouched."""
+        text = self._hours_text if self._hours is None else orjson.dumps(self._hours).decode()
+        return {"five": self.series, "hours": text}
 
     @classmethod
     def from_raw(cls, raw: object) -> Windows:
         """Windows from stored JSON; anything malformed starts afresh (those windows are then partial)."""
-        if type(raw) is not dict:
+        if type(raw) is not dict or type(raw.get("five")) is not dict or type(raw.get("hours", "")) is not str:
             return cls()
-        try:
-            for key, entry in raw.items():
-                if not (type(key) is str and type(entry) is list and len(entry) == 3 and type(entry[2]) is dict):
+        five = raw["five"]
+        for key, entry in five.items():
+            if not (type(key) is str and type(entry) is list and len(entry) == 3 and type(entry[2]) is dict):
+                return cls()
+            for acc in entry[2].values():
+                if type(acc) is not list or len(acc) != 6:
                     return cls()
-                for acc in entry[2].values():
-                    if type(acc) is not list or len(acc) != 11:
-                        return cls()
-        except (TypeError, ValueError):
-            return cls()
-        return cls(raw)
+        return cls(five, hours_text=raw.get("hours", "")) if raw.get("hours") else cls(five)
 
 
-_NONE: frozenset[str] = frozenset()
+def _parse_hours(text: str) -> dict[str, dict[str, list]]:
+    """The hours' JSON text; malformed hours start afresh (those hours are then partial)."""
+    try:
+        hours = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return {}
+    if type(hours) is not dict:
+        return {}
+    for fields in hours.values():
+        if type(fields) is not dict or any(type(acc) is not list or len(acc) != 5 for acc in fields.values()):
+            return {}
+    return hours

@@ -1,0 +1,123 @@
+"""The window accumulator on its own: what a closed 5-minute and 1-hour window says, to the last digit."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from collectors.lineprotocol import series_key
+from collectors.rollup import Windows, sample_weight
+from collectors.samples import CounterState, Sample
+
+KEY = "interface,device=1,port=1/g1"
+HOUR = 1_800_000_000  # a whole hour, in epoch seconds
+
+
+def fields_of(line: str) -> tuple[str, dict[str, float], int]:
+    series, fields, stamp = line.rsplit(" ", 2)
+    parsed = {}
+    for part in fields.split(","):
+        name, value = part.split("=")
+        parsed[name] = int(value[:-1]) if value.endswith("i") else float(value)
+    return series, parsed, int(stamp)
+
+
+def feed(windows: Windows, points: list[tuple[float, float]], interval: float = 60.0) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for t, value in points:
+        windows.add(KEY, "interface", t, {"in_bps": value, "speed_bps": 10}, interval, out)
+    return out
+
+
+def test_a_closed_window_holds_min_max_sum_count_mean_and_total():
+    windows = Windows()
+    out = feed(windows, [(HOUR + 10, 4.0), (HOUR + 70, 1.0), (HOUR + 130, 7.0), (HOUR + 300, 2.0)])
+    (line,) = out["5m"]  # the sample at HOUR + 300 opened the next window and closed this one
+    series, stats, stamp = fields_of(line)
+    assert series == KEY and stamp == HOUR * 1000
+    assert stats == {
+        "in_bps_min": 1.0,
+        "in_bps_max": 7.0,
+        "in_bps_sum": 12.0,
+        "in_bps_count": 3,
+        "in_bps_total": 4.0 * 60 + 1.0 * 60 + 7.0 * 60,  # the first sample stands for one interval
+        "in_bps_mean": 4.0,
+    }
+    assert "speed_bps_min" not in stats  # integers are states, not rolled up
+
+
+def test_an_hour_is_exactly_its_windows_whatever_their_sample_counts():
+    windows = Windows()
+    points = [(HOUR + 10 * i, 100.0) for i in range(30)] + [(HOUR + 300 + 300 * i, 0.0) for i in range(11)]
+    out = feed(windows, points)
+    windows.close_due(HOUR + 3600, out)
+    (hour,) = out["1h"]
+    _, stats, stamp = fields_of(hour)
+    assert stamp == HOUR * 1000 and stats["in_bps_count"] == 41
+    assert stats["in_bps_sum"] / stats["in_bps_count"] == pytest.approx(3000 / 41)  # not the mean of 12 means
+    assert (stats["in_bps_min"], stats["in_bps_max"]) == (0.0, 100.0)
+    assert len(out["5m"]) == 12 and "in_bps_mean" not in stats  # hourly windows keep no mean
+
+
+def test_a_total_never_spans_a_gap():
+    assert sample_weight(1000.0, 940.0, 60.0) == 60.0
+    assert sample_weight(1000.0, 900.0, 60.0) == 100.0  # a late poll: its own, longer interval
+    assert sample_weight(1000.0, 870.0, 60.0) == 60.0  # 130 s: more than two intervals, a gap
+    assert sample_weight(1000.0, 500.0, 60.0) == 60.0  # after a gap longer than two intervals: one interval
+    assert sample_weight(1000.0, None, 60.0) == 60.0
+    windows = Windows()
+    out = feed(windows, [(HOUR, 10.0), (HOUR + 60, 10.0), (HOUR + 1200, 10.0), (HOUR + 1260, 10.0)])
+    windows.close_due(HOUR + 3600, out)
+    assert sum(fields_of(line)[1]["in_bps_total"] for line in out["5m"]) == 4 * 10.0 * 60
+
+
+def test_a_sample_older_than_the_open_window_is_left_to_the_raw_tier():
+    windows = Windows()
+    out = feed(windows, [(HOUR + 400, 5.0), (HOUR + 100, 99.0)])
+    windows.close_due(HOUR + 3600, out)
+    assert [fields_of(line)[1]["in_bps_max"] for line in out["5m"]] == [5.0]
+
+
+def test_open_windows_and_hours_survive_the_counter_state_round_trip():
+    windows = Windows()
+    feed(windows, [(HOUR + 60 * i, float(i)) for i in range(8)])  # one window closed into the hour, one open
+    state = CounterState(windows=windows)
+    back = CounterState.from_json(state.to_json())
+    again = CounterState.from_json(back.to_json())  # the hours travel untouched as the text they were
+    assert orjson.loads(again.to_json())["windows"] == orjson.loads(state.to_json())["windows"]
+    out: dict[str, list[str]] = {}
+    again.windows.close_due(HOUR + 3600, out)
+    assert fields_of(out["1h"][0])[1]["in_bps_count"] == 8 and fields_of(out["5m"][0])[1]["in_bps_count"] == 3
+
+
+@pytest.mark.parametrize(
+    "windows",
+    [
+        [1, 2],
+        {"five": {"k": [1, 2]}, "hours": ""},
+        {"five": {"k": [1.0, 2.0, {"f": [1, 2]}]}, "hours": ""},
+        {"five": {}, "hours": 7},
+    ],
+)
+def test_unreadable_windows_start_afresh_and_the_counters_stay(windows):
+    good = CounterState.from_json(CounterState().to_json())
+    raw = orjson.loads(good.to_json()) | {"windows": windows}
+    state = CounterState.from_json(orjson.dumps(raw))
+    assert state is not None and state.windows.series == {}
+
+
+def test_unreadable_hours_start_afresh_when_first_needed():
+    raw = {"five": {KEY: [float(HOUR), float(HOUR), {"in_bps": [None, 1.0, 1.0, 1.0, 1, 0.0]}]}, "hours": "{oops"}
+    windows = Windows.from_raw(raw)
+    out: dict[str, list[str]] = {}
+    windows.close_due(HOUR + 3600, out)
+    assert fields_of(out["1h"][0])[1]["in_bps_count"] == 1  # the broken hours dropped, this window kept
+
+
+def test_every_sample_of_a_poll_goes_to_its_own_series():
+    windows = Windows()
+    samples = [
+        Sample("interface", {"device": "1", "port": p}, {"in_bps": float(i)}, HOUR + 1) for i, p in enumerate("ab")
+    ]
+    out = windows.take(samples, 60, HOUR + 1, series_key)
+    assert out == {} and set(windows.series) == {series_key("interface", (("device", "1"), ("port", p))) for p in "ab"}
