@@ -6,9 +6,9 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from collectors.lineprotocol import tag_value
 from collectors.sessions import Session
 from collectors.snmptypes import MISSING, Oid, SnmpValue
+from collectors.tags import tag_value
 
 IF_DESCR = "1.3.6.1.2.1.2.2.1.2"
 IF_SPEED = "1.3.6.1.2.1.2.2.1.5"

@@ -7,7 +7,9 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # the samples module needs tag_value (through interfaces): no import at run time
+from collectors.tags import tag_value
+
+if TYPE_CHECKING:
     from collectors.samples import Sample
 
 _MEASUREMENT = str.maketrans({",": r"\,", " ": r"\ ", "\n": r"\ ", "\r": r"\ "})
@@ -15,16 +17,6 @@ _TAG = str.maketrans({",": r"\,", " ": r"\ ", "=": r"\=", "\n": r"\ ", "\r": r"\
 # InfluxDB unescapes only "\,", "\ " and "\=" in tag values and keeps any other backslash as it is, so a
 # backslash is written bare ("C:\ Label" -> "C:\\ Label", read back as "C:\ Label").
 _TAG_VALUE = str.maketrans({",": r"\,", " ": r"\ ", "=": r"\=", "\n": r"\ ", "\r": r"\ "})
-
-
-def tag_value(text: str) -> str:
-    """A device string as it can be stored as a tag: the one thing line protocol cannot carry is a final
-    backslash (it would escape the separator after it), so trailing backslashes become slashes. Apply it
-    wherever a device string becomes a tag, so the rows and the series agree."""
-    if text.endswith("\\"):
-        stripped = text.rstrip("\\")
-        return stripped + "/" * (len(text) - len(stripped))
-    return text
 
 
 @lru_cache(maxsize=4096)

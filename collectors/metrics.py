@@ -6,11 +6,11 @@ import time
 from dataclasses import dataclass, field
 
 from collectors.counters import TOO_SOON, Reading, counter_rate
-from collectors.lineprotocol import tag_value
 from collectors.profiles import DERIVED, Metric, Profile, Table
 from collectors.samples import CounterState, Sample
 from collectors.sessions import Session
 from collectors.snmptypes import SnmpError, SnmpValue
+from collectors.tags import tag_value
 
 NUMERIC = ("int", "gauge", "counter32", "counter64", "timeticks")
 

@@ -645,8 +645,8 @@ def test_search_finds_text_with_quotes_and_percent_signs_literally(boss, stored)
 def test_device_strings_with_backslashes_are_written_and_found_as_they_are(stored, name):
     """A backslash is stored as it is; only a final one (which line protocol cannot carry) becomes a slash,
     and tag_value() is applied wherever a device string becomes a tag, so rows and series agree."""
-    from collectors.lineprotocol import tag_value
     from collectors.samples import Sample
+    from collectors.tags import tag_value
     from monitor import services
 
     expected = "share/" if name == "share\\" else name
