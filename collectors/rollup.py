@@ -15,8 +15,9 @@ FIVE, HOUR = 300, 3600
 # Fields whose legend shows a total (rate x the sample's own interval): kept as `<field>_total` in each window.
 TOTALS: Mapping[str, frozenset[str]] = {"interface": frozenset(("in_bps", "out_bps"))}
 _NONE: frozenset[str] = frozenset()
-# A field's open 5-minute window: when its last sample was seen (totals only), min, max, sum, count, total.
-LAST, MIN5, MAX5, SUM5, N5, TOT5 = range(6)
+# A field's open 5-minute window: min, max, sum, count; fields with a total also keep it and when their last
+# sample was seen (the others keep four numbers: what a poll reads and writes back is two thirds as long).
+MIN5, MAX5, SUM5, N5, TOT5, LAST = range(6)
 # Its hour so far (the 5-minute windows folded in): min, max, sum, count, total.
 MIN1, MAX1, SUM1, N1, TOT1 = range(5)
 
@@ -36,22 +37,19 @@ def _names(field: str) -> tuple[str, ...]:
     return tuple(f"{escaped}_{stat}=" for stat in ("min", "max", "sum", "count", "total", "mean"))
 
 
-def _render(series: str, start: float, fields: dict[str, list], offset: int, totals: frozenset[str]) -> str | None:
-    """One line for a closed window (min, max, sum, count, total from `offset` in each accumulator), or None when
-    no field had a sample; a 5-minute window (offset 1) also gets its mean."""
+def _render(series: str, start: float, fields: dict[str, list], totals: frozenset[str], mean: bool) -> str | None:
+    """One line for a closed window (each accumulator's min, max, sum, count and total), or None when no field had
+    a sample; a 5-minute window also gets its mean."""
     parts = []
     for name, acc in fields.items():
-        count = acc[offset + 3]
+        count = acc[3]
         if count:
             prefix = _names(name)
-            parts.append(
-                f"{prefix[0]}{acc[offset]!r},{prefix[1]}{acc[offset + 1]!r},{prefix[2]}{acc[offset + 2]!r},"
-                f"{prefix[3]}{int(count)}i"
-            )
+            parts.append(f"{prefix[0]}{acc[0]!r},{prefix[1]}{acc[1]!r},{prefix[2]}{acc[2]!r},{prefix[3]}{int(count)}i")
             if name in totals:
-                parts.append(f"{prefix[4]}{acc[offset + 4]!r}")
-            if offset == MIN5:
-                parts.append(f"{prefix[5]}{acc[offset + 2] / count!r}")
+                parts.append(f"{prefix[4]}{acc[4]!r}")
+            if mean:
+                parts.append(f"{prefix[5]}{acc[2] / count!r}")
     if not parts:
         return None
     return f"{series} {','.join(parts)} {int(start) * 1000}"
@@ -112,7 +110,7 @@ class Windows:
                 continue
             acc = accs.get(name)
             if acc is None:
-                acc = accs[name] = [None, 0.0, 0.0, 0.0, 0, 0.0]
+                acc = accs[name] = [0.0, 0.0, 0.0, 0, 0.0, None] if name in with_total else [0.0, 0.0, 0.0, 0]
             if acc[N5]:
                 if value < acc[MIN5]:
                     acc[MIN5] = value
@@ -123,8 +121,9 @@ class Windows:
             else:
                 acc[MIN5] = acc[MAX5] = acc[SUM5] = value
                 acc[N5] = 1
-                acc[TOT5] = 0.0
-            if name in with_total:
+                if len(acc) > TOT5:
+                    acc[TOT5] = 0.0
+            if len(acc) > TOT5:
                 acc[TOT5] += value * sample_weight(t, acc[LAST], interval_s)
                 acc[LAST] = t
 
@@ -169,7 +168,7 @@ class Windows:
     def _close_five(self, key: str, entry: list, out: dict[str, list[str]], totals: frozenset[str]) -> None:
         """Write the 5-minute window and fold it into its hour (closing an older hour first)."""
         start, accs = entry[0], entry[2]
-        line = _render(key, start, accs, MIN5, totals)
+        line = _render(key, start, accs, totals, mean=True)
         if line is None:
             return
         out.setdefault("5m", []).append(line)
@@ -182,9 +181,10 @@ class Windows:
             count = acc[N5]
             if not count:
                 continue
+            total = acc[TOT5] if len(acc) > TOT5 else 0.0
             h = hours.get(name)
             if h is None or not h[N1]:
-                hours[name] = [acc[MIN5], acc[MAX5], acc[SUM5], count, acc[TOT5]]
+                hours[name] = [acc[MIN5], acc[MAX5], acc[SUM5], count, total]
             else:
                 if acc[MIN5] < h[MIN1]:
                     h[MIN1] = acc[MIN5]
@@ -192,13 +192,13 @@ class Windows:
                     h[MAX1] = acc[MAX5]
                 h[SUM1] += acc[SUM5]
                 h[N1] += count
-                h[TOT1] += acc[TOT5]
+                h[TOT1] += total
             acc[N5] = 0
 
     def _close_hour(self, key: str, entry: list, out: dict[str, list[str]], totals: frozenset[str]) -> None:
         hours = self.hours.pop(key, None)
         if hours:
-            line = _render(key, entry[1], hours, MIN1, totals)
+            line = _render(key, entry[1], hours, totals, mean=False)
             if line is not None:
                 out.setdefault("1h", []).append(line)
 
@@ -217,7 +217,7 @@ class Windows:
             if not (type(key) is str and type(entry) is list and len(entry) == 3 and type(entry[2]) is dict):
                 return cls()
             for acc in entry[2].values():
-                if type(acc) is not list or len(acc) != 6:
+                if type(acc) is not list or len(acc) not in (4, 6):
                     return cls()
         return cls(five, hours_text=raw.get("hours", "")) if raw.get("hours") else cls(five)
 

@@ -107,7 +107,7 @@ def test_unreadable_windows_start_afresh_and_the_counters_stay(windows):
 
 
 def test_unreadable_hours_start_afresh_when_first_needed():
-    raw = {"five": {KEY: [float(HOUR), float(HOUR), {"in_bps": [None, 1.0, 1.0, 1.0, 1, 0.0]}]}, "hours": "{oops"}
+    raw = {"five": {KEY: [float(HOUR), float(HOUR), {"in_bps": [1.0, 1.0, 1.0, 1, 0.0, None]}]}, "hours": "{oops"}
     windows = Windows.from_raw(raw)
     out: dict[str, list[str]] = {}
     windows.close_due(HOUR + 3600, out)
