@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+from bench import report_s8
+
 RERUN = "Re-run: `.venv/bin/python bench/run.py --only {s}` (after `make bench` once; `make bench` runs them all)."
 
 
@@ -140,39 +142,68 @@ def s4(r: dict) -> str:
 
 
 def s5(r: dict) -> str:
-    def rows(prefix: str) -> str:
-        out = "\n".join(
-            f"| one port, {label} | {_f(r[f'{prefix}port_{label}_p50_s'] * 1e3, 0)} | "
-            f"{_f(r[f'{prefix}port_{label}_p95_s'] * 1e3, 0)} |"
-            for label in ("1y", "1m", "1d")
-        )
-        if f"{prefix}page_1y_p50_s" not in r:
-            return out + "\n"
-        return (
-            f"{out}\n| device page + 48 graphs, 1y | {_f(r[f'{prefix}page_1y_p50_s'] * 1e3, 0)} | "
-            f"{_f(r[f'{prefix}page_1y_p95_s'] * 1e3, 0)} |\n"
-        )
+    def ms(seconds: float) -> str:
+        return _f(seconds * 1e3, 0)
 
+    old = r.get("previous") or {}
     text = (
-        "## 5. Graph API at one year\n\n"
-        f"In a bucket of its own, port 1/g1 has one year of {r['fine_step_s']}-second data; the other 47 ports one "
-        "year at "
-        f"{r['coarse_step_s']} s ({_f(r['field_values_loaded'])} field values, loaded in {_f(r['load_s'], 0)} s). "
-        f"Django test client in process, `points=800`, {r['repeats']} repeats after a warm-up. The device page is "
-        "its HTML plus the 48 series requests its graphs make, one after another.\n\n"
-        "**As deployed** (after `manage.py rollup_backfill`'s work, here "
-        f"{_f(r.get('rollup_s', float('nan')), 0)} s for {r.get('rollup_chunks')} chunks; raw samples kept 14 days): "
-        "a window picks the finest tier that covers it (1 day: raw; 1 month: 5-minute; 1 year: 1-hour "
-        "min/mean/max).\n\n| request | p50 (ms) | p95 (ms) |\n|---|---:|---:|\n"
+        "## 5. Graphs over a year\n\n"
+        "**Backfill and the series API** on the previous scenario's year: in a bucket of its own, port 1/g1 every "
+        f"60 s, the other 47 ports every 900 s ({_f(r['field_values_loaded'])} field values, raw samples only, "
+        f"loaded in {_f(r['load_s'], 0)} s). `manage.py rollup_backfill`'s work over the year: "
+        f"{_f(r['backfill_s'], 1)} s ({_f(r['backfill_points_5m'])} 5-minute and {_f(r['backfill_points_1h'])} "
+        f"hourly points, {r['backfill_failed_writes']} writes refused)."
     )
-    if "rollup_port_1y_p50_s" in r:
-        text += rows("rollup_")
-        if r.get("rollup_failures"):
-            text += f"\nRefused requests: {r['rollup_failure_count']} (first: {'; '.join(r['rollup_failures'])}).\n"
+    if old.get("rollup_s"):
+        text += (
+            f" The previous design ({old['revision']}, a Flux job per tier and day) took {_f(old['rollup_s'], 0)} s "
+            f"for the same data in the same run: {old['rollup_s'] / r['backfill_s']:.1f} times as long."
+        )
+    elif old.get("error"):
+        text += f" The previous design's run failed: {old['error'][-200:]}"
     text += (
-        "\n**Worst case, no rollups** (every window read from raw samples, MONITOR_RAW_RETENTION_DAYS=0):\n\n"
-        "| request | p50 (ms) | p95 (ms) |\n|---|---:|---:|\n" + rows("")
+        "\n\nThe Django test client in process, raw samples kept 14 days as deployed; cold is the first request "
+        f"after the cache is emptied, warm the p50 and p95 of {r['repeats']} after it.\n\n"
+        "| request | cold (ms) | warm p50 (ms) | warm p95 (ms) | previous design p50 / p95 (ms) |\n"
+        "|---|---:|---:|---:|---:|\n"
     )
+    for label in ("1y", "1m", "1d"):
+        before = "-"
+        if f"rollup_port_{label}_p50_s" in old:
+            before = f"{ms(old[f'rollup_port_{label}_p50_s'])} / {ms(old[f'rollup_port_{label}_p95_s'])}"
+        text += (
+            f"| one port, {label} | {ms(r[f'port_{label}_cold_s'])} | {ms(r[f'port_{label}_p50_s'])} | "
+            f"{ms(r[f'port_{label}_p95_s'])} | {before} |\n"
+        )
+    before = "-"
+    if "rollup_page_1y_p50_s" in old:
+        before = f"{ms(old['rollup_page_1y_p50_s'])} / {ms(old['rollup_page_1y_p95_s'])} (48 requests)"
+    text += (
+        f"| 48 graphs at 1y, one request (`p95=later`) | {ms(r['page_1y_later_cold_s'])} | "
+        f"{ms(r['page_1y_later_p50_s'])} | | {before} |\n"
+        f"| their 95th percentiles of 5-minute means (`p95=only`) | {ms(r['page_1y_only_cold_s'])} | "
+        f"{ms(r['page_1y_only_p50_s'])} | | |\n"
+    )
+    page = r.get("page", {})
+    if page:
+        text += (
+            f"\n**A device page in Chromium**: a 52-port switch with {r['page_graphs']} graphs (traffic, errors and "
+            "packets of every port, CPU, memory, two temperatures) and a year of history written as the pollers "
+            f"write it ({_f(r['page_history_polls'])} polls: every 60 s for the last two days, every 900 s before; "
+            f"{_f(r['page_history_write_s'], 0)} s to write), served by gunicorn with 4 workers as deployed, in "
+            "Debian's Chromium (1280 x 900). Milliseconds from the navigation's start to: every graph in view "
+            "drawn (first screen); every graph's data in; every legend's 95th percentile in. Cold: the first load "
+            "after the cache is emptied; warm: the median of 3 loads after it.\n\n"
+            "| range | first screen cold / warm | every graph's data cold / warm | 95th percentiles cold / warm |\n"
+            "|---|---:|---:|---:|\n"
+        )
+        for label, times in page.items():
+            cold, warm = times["cold"], times["warm"]
+            text += (
+                f"| {label} | {_f(cold['first_screen_ms'], 0)} / {_f(warm['first_screen_ms'], 0)} | "
+                f"{_f(cold['every_graph_ms'], 0)} / {_f(warm['every_graph_ms'], 0)} | "
+                f"{_f(cold['p95_ms'], 0)} / {_f(warm['p95_ms'], 0)} |\n"
+            )
     if r.get("failures"):
         text += f"\nRefused requests: {r['failure_count']} (first: {'; '.join(r['failures'])}).\n"
     return text + _rerun("s5")
@@ -250,6 +281,8 @@ def render(results: dict) -> str:
     for name, fn in (("s1", s1), ("s2", s2), ("s7", s7), ("s3", s3), ("s4", s4), ("s5", s5), ("s6", s6)):
         if name in results:
             parts.append(fn(results[name]))
+    if "s8" in results:
+        parts.append(report_s8.render(results["s8"]))
     parts.append(findings(results))
     parts.append(engine_choice(results.get("s1", {})))
     return "\n".join(parts)

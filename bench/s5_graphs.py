@@ -1,140 +1,139 @@
-"""Scenario 5: the graph API at one year: one port over a year, a month and a day, and a whole device page."""
+"""Scenario 5: graphs over a year. The previous scenario's year of 48 ports rolled up by `rollup_backfill`'s work
+and read through the API (one port; a page of 48 graphs in one request); a 52-port switch with every graph of a
+real one and a year of history, opened in Chromium at 1d and 1y; the previous design's own scenario 5 beside."""
 
 from __future__ import annotations
 
+import secrets
 import time
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from bench import stack
+from bench import s5_browser, s5_year, stack
 from bench.common import percentile
-from collectors.influx import InfluxWriter
-from collectors.samples import Sample
-
-YEAR_S = 365 * 86400
-PORTS = 48
-
-
-def load(influx, work: Path, bucket: str, device_key: str, fine_step: int, coarse_step: int) -> int:
-    """Port 1/g1 every `fine_step` s for a year; the other 47 ports every `coarse_step` s. Returns field values."""
-    writer = InfluxWriter(influx.url, influx.token, influx.org, bucket, work / "spool-s5", timeout_ms=120_000)
-    end = int(time.time()) // 60 * 60
-    values = 0
-    for port, step in [(1, fine_step), *((p, coarse_step) for p in range(2, PORTS + 1))]:
-        batch = []
-        for at in range(end - YEAR_S, end, step):
-            wave = 1 + 0.5 * ((at // 3600) % 24) / 24
-            fields = {"in_bps": 1e6 * port * wave, "out_bps": 5e5 * port * wave}
-            batch.append(Sample("interface", {"device": device_key, "port": f"1/g{port}"}, fields, float(at)))
-            if len(batch) >= 20_000:
-                if not writer.write(batch):
-                    raise RuntimeError("InfluxDB refused the scenario 5 data")
-                values += 2 * len(batch)
-                batch = []
-        if batch and writer.write(batch):
-            values += 2 * len(batch)
-    writer.close()
-    return values
-
 
 FAILURES: list[str] = []
 
 
-def timed_get(api, url: str, params: dict) -> float:
+def timed_get(api, url: str, params) -> float:
     """Seconds one request took; a refused request counts as +inf and is noted."""
     started = time.perf_counter()
     response = api.get(url, params)
     elapsed = time.perf_counter() - started
     if response.status_code != 200:
-        FAILURES.append(
-            f"{params.get('start', params.get('range'))}: HTTP {response.status_code} after {elapsed:.1f} s"
-        )
+        FAILURES.append(f"{url}: HTTP {response.status_code} after {elapsed:.1f} s")
         return float("inf")
     return elapsed
 
 
-def run(influx, work: Path, fine_step: int = 60, coarse_step: int = 900, repeats: int = 5) -> dict:
-    """Load the year, then time the series API (p50/p95 of `repeats`) and a device page with its 48 graphs."""
+def run(influx, work: Path, env: dict[str, str], repeats: int = 5, previous: str = "") -> dict:
+    """Every figure of the scenario (and the previous revision's, when `previous` names one)."""
+    from django.conf import settings
+
     from monitor.models import Device, Graph
 
+    settings.MONITOR_RAW_RETENTION_DAYS = 14  # as deployed: a day or a week from raw, a month or a year from rollups
     stack.clear_devices()
+    result: dict = {"repeats": repeats}
     device = Device.objects.create(name="bench-year", host="127.0.0.1", community="x", poll_interval_s=60)
     graphs = [
         Graph.objects.create(device=device, template="traffic", instance=f"1/g{p}", title=f"1/g{p}", position=p)
-        for p in range(1, PORTS + 1)
+        for p in range(1, s5_year.PORTS + 1)
     ]
-    bucket = own_bucket()
-    started = time.perf_counter()
-    values = load(influx, work, bucket, str(device.pk), fine_step, coarse_step)
-    load_s = time.perf_counter() - started
-    api = stack.client()
-    result: dict = {
-        "field_values_loaded": values,
-        "load_s": load_s,
-        "fine_step_s": fine_step,
-        "coarse_step_s": coarse_step,
-        "repeats": repeats,
-    }
-    result |= measure(api, device, graphs, repeats, "", page=False)  # raw tier only: the worst case (one port)
+    result |= backfilled_year(influx, work, str(device.pk))
+    result |= api_figures(stack.client(), graphs, repeats)
+    result |= switch_page(influx, work, env)
     result["failures"], result["failure_count"] = FAILURES[:5], len(FAILURES)
+    if previous:
+        from bench import previous as earlier
+
+        result["previous"] = earlier.scenario_5(previous, work)
+    return result
+
+
+def backfilled_year(influx, work: Path, device_key: str) -> dict:
+    """Load the year's raw samples, then time the backfill (`manage.py rollup_backfill`'s work) over it."""
+    from django.conf import settings
+
+    from monitor import services
+    from monitor.timeseries import backfill, client
+
+    s5_year.buckets("bench_year")
+    settings.INFLUXDB_BUCKET = "bench_year"
+    services.reset_clients()
     started = time.perf_counter()
-    result["rollup_chunks"] = with_rollups()  # as deployed: 5-minute and 1-hour tiers behind the raw one
-    result["rollup_s"] = time.perf_counter() - started
-    FAILURES.clear()
-    result |= measure(api, device, graphs, repeats, "rollup_")
-    result["rollup_failures"], result["rollup_failure_count"] = FAILURES[:5], len(FAILURES)
-    return result
+    values = s5_year.raw_year(influx, work, "bench_year", device_key)
+    loaded = time.perf_counter() - started
+    end = datetime.now(timezone.utc).replace(minute=0, second=0, microsecond=0)
+    started = time.perf_counter()
+    with client.connect(600_000) as influx_client:
+        report = backfill.backfill(
+            influx_client, services.influx_writer(), "bench_year", {device_key: 60}, end - timedelta(days=366), end
+        )
+    return {
+        "field_values_loaded": values,
+        "load_s": loaded,
+        "backfill_s": time.perf_counter() - started,
+        "backfill_values": report.values,
+        "backfill_points_5m": report.lines_5m,
+        "backfill_points_1h": report.lines_1h,
+        "backfill_failed_writes": report.failed_writes,
+    }
 
 
-def own_bucket(name: str = "bench_year") -> str:
-    """A bucket of its own for the year (no expiry), so the other scenarios' fleets are not in its queries;
-    this process's settings point at it (the series API and the rollups read INFLUXDB_BUCKET)."""
-    from django.conf import settings
+def api_figures(api, graphs: list, repeats: int) -> dict:
+    """One port over a year, a month and a day; the 48 graphs of the page at a year in one request. Cold: the
+    first request after the cache is emptied; warm: p50/p95 of `repeats` after it."""
+    from django.core.cache import cache
 
-    from monitor import queries
-
-    api = queries.client().buckets_api()
-    for tier in (name, f"{name}_5m", f"{name}_1h"):
-        found = api.find_bucket_by_name(tier)
-        if found is not None:
-            api.delete_bucket(found)
-    api.create_bucket(bucket_name=name, org=settings.INFLUXDB_ORG)
-    settings.INFLUXDB_BUCKET = name
-    return name
-
-
-def with_rollups() -> int:
-    """Roll the year up (manage.py rollup_backfill's work) and let queries pick tiers as deployed (raw 14 days)."""
-    from datetime import datetime, timedelta, timezone
-
-    from django.conf import settings
-
-    from monitor import rollups
-
-    settings.MONITOR_RAW_RETENTION_DAYS = 14  # this process only: the raw bucket keeps its data for the bench
-    now = datetime.now(timezone.utc)
-    with rollups.batch_client() as client:
-        rollups.ensure_buckets(client, settings.INFLUXDB_ORG, include_raw=False)
-        return rollups.backfill(client, now - timedelta(days=366), now)
-
-
-def measure(api, device, graphs, repeats: int, prefix: str, page: bool = True) -> dict:
-    """p50/p95 of one port over a year, a month and a day, and of a device page with its 48 graphs at 1y."""
     result: dict = {}
-    for label in ("1y", "1m", "1d"):
-        start = {"1y": "now-365d", "1m": "now-30d", "1d": "now-1d"}[label]
+    one = f"/api/graphs/{graphs[0].pk}/series"
+    for label, start in (("1y", "now-365d"), ("1m", "now-30d"), ("1d", "now-1d")):
         params = {"start": start, "end": "now", "points": "800"}
-        timed_get(api, f"/api/graphs/{graphs[0].pk}/series", params)  # warm-up
-        times = [timed_get(api, f"/api/graphs/{graphs[0].pk}/series", params) for _ in range(repeats)]
-        result[f"{prefix}port_{label}_p50_s"] = percentile(times, 50)
-        result[f"{prefix}port_{label}_p95_s"] = percentile(times, 95)
-    if not page:  # 48 year-long raw queries per page would take minutes of the bench for a known answer
-        return result
-    pages = []
-    for _ in range(max(2, repeats // 2)):
-        t0 = time.perf_counter()
-        timed_get(api, f"/devices/{device.pk}/", {"range": "1y"})
-        for graph in graphs:
-            timed_get(api, f"/api/graphs/{graph.pk}/series", {"start": "now-365d", "end": "now", "points": "800"})
-        pages.append(time.perf_counter() - t0)
-    result[f"{prefix}page_1y_p50_s"], result[f"{prefix}page_1y_p95_s"] = percentile(pages, 50), percentile(pages, 95)
+        cache.clear()
+        result[f"port_{label}_cold_s"] = timed_get(api, one, params)
+        times = [timed_get(api, one, params) for _ in range(repeats)]
+        result[f"port_{label}_p50_s"], result[f"port_{label}_p95_s"] = percentile(times, 50), percentile(times, 95)
+    ids = [("graph", str(g.pk)) for g in graphs]
+    for mode in ("later", "only"):
+        params = [*ids, ("range", "1y"), ("points", "280"), ("p95", mode)]
+        if mode == "later":
+            cache.clear()
+        result[f"page_1y_{mode}_cold_s"] = timed_get(api, "/api/series", params)
+        times = [timed_get(api, "/api/series", params) for _ in range(repeats)]
+        result[f"page_1y_{mode}_p50_s"] = percentile(times, 50)
     return result
+
+
+def switch_page(influx, work: Path, env: dict[str, str]) -> dict:
+    """A 52-port switch with 160 graphs and a year of history (written as the pollers write it), its device page
+    in Chromium at 1d and 1y, cold and warm, served by gunicorn as deployed."""
+    from django.conf import settings
+    from django.contrib.auth import get_user_model
+    from django.core.cache import cache
+
+    from monitor import services
+    from monitor.models import Device
+
+    s5_year.buckets("bench_page")
+    settings.INFLUXDB_BUCKET = "bench_page"
+    services.reset_clients()
+    device = Device.objects.create(name="bench-switch", host="127.0.0.1", community="y", poll_interval_s=60)
+    graphs = s5_year.switch_graphs(device)
+    started = time.perf_counter()
+    out = s5_year.writer(influx, "bench_page", work / "spool-s5-page")
+    polls = s5_year.switch_year(out, str(device.pk))
+    out.close()
+    written = time.perf_counter() - started
+    password = secrets.token_urlsafe(16)
+    users = get_user_model()
+    users.objects.filter(username="page").delete()
+    users.objects.create_superuser("page", "page@localhost", password)
+    child = env | {"INFLUXDB_BUCKET": "bench_page", "MONITOR_RAW_RETENTION_DAYS": "14"}
+    server, base = s5_browser.web_server(child, work / "log")
+    try:
+        cache.clear()
+        found = s5_browser.page_times(base, "page", password, f"/devices/{device.pk}/", ["1d", "1y"])
+    finally:
+        server.stop()
+    return {"page_graphs": len(graphs), "page_history_polls": polls, "page_history_write_s": written, "page": found}

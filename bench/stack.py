@@ -26,10 +26,16 @@ def bench_environment(work: Path) -> dict[str, str]:
 
 
 def configure(
-    work: Path, redis_url: str, influx: InfluxSetup, engine: str = "fast", fresh: bool = True
+    work: Path,
+    redis_url: str,
+    influx: InfluxSetup,
+    engine: str = "fast",
+    fresh: bool = True,
+    database_url: str | None = None,
 ) -> dict[str, str]:
     """Point this process (and the children it starts) at the bench services, migrate a new database unless
-    `fresh` is off (a child joining its parent's), return the env."""
+    `fresh` is off (a child joining its parent's), return the env. `database_url`: a bench PostgreSQL
+    (bench/pgserver.py) instead of the SQLite file under `work`."""
     env = {
         **bench_environment(work),
         **influx_env(influx),
@@ -37,23 +43,34 @@ def configure(
         "CELERY_BROKER_URL": redis_url,
         "MONITOR_SNMP_ENGINE": engine,
     }
+    if database_url:
+        env["DATABASE_URL"] = database_url
     os.environ.update(env)
     import django
     from django.conf import settings
 
     django.setup()
     database = Path(str(settings.DATABASES["default"]["NAME"])).resolve()
-    if not database.is_relative_to(work.resolve()):
+    if database_url:
+        host = settings.DATABASES["default"].get("HOST")
+        if host != "127.0.0.1":
+            raise RuntimeError(f"refusing to run the bench on a database at {host!r}, not the bench's own (127.0.0.1)")
+    elif not database.is_relative_to(work.resolve()):
         raise RuntimeError(f"refusing to run the bench on {database}: settings were loaded before the bench's own")
     settings.REDIS_URL = settings.CELERY_BROKER_URL = redis_url
     settings.INFLUXDB_URL, settings.INFLUXDB_TOKEN = influx.url, influx.token
     settings.INFLUXDB_ORG, settings.INFLUXDB_BUCKET = influx.org, influx.bucket
     settings.MONITOR_SNMP_ENGINE = engine
+    settings.CACHES["default"]["LOCATION"] = redis_url  # settings may have been read before the bench's env
+    from django.test.signals import setting_changed
+
+    setting_changed.send(sender=None, setting="CACHES", value=settings.CACHES, enter=True)
     from monitor import services
 
     services.reset_clients()
     if fresh:
-        (work / "bench.sqlite3").unlink(missing_ok=True)
+        if not database_url:
+            (work / "bench.sqlite3").unlink(missing_ok=True)
         from django.core.management import call_command
 
         call_command("migrate", verbosity=0, interactive=False)

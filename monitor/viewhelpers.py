@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable
+from urllib.parse import urlencode
 
 from django.http import HttpRequest, JsonResponse
 from django.urls import reverse
@@ -24,6 +25,21 @@ def range_context(request: HttpRequest) -> dict:
     if not preset and not request.GET.get("start"):
         preset = "1d"
     return {"presets": list(PRESETS), "preset": preset if preset in PRESETS else ""}
+
+
+def first_screen(request: HttpRequest, cards: list[dict], count: int = 6, points: int = 280) -> str:
+    """The request for the first graphs of a page, named in its head (`<link rel=preload>`): the browser sends it
+    while it is still reading the page, and the page's script reuses the answer (static/js/graphs.js)."""
+    if not cards:
+        return ""
+    query = (
+        [("start", request.GET["start"]), ("end", request.GET.get("end") or "now")]
+        if request.GET.get("start")
+        else [("range", request.GET.get("range") if request.GET.get("range") in PRESETS else "1d")]
+    )
+    query += [("points", str(points)), ("p95", "later")]
+    query += [("aggregate" if card["kind"] == "aggregate" else "graph", str(card["id"])) for card in cards[:count]]
+    return reverse("series-batch") + "?" + urlencode(query)
 
 
 def group_of(graph: Graph) -> str:

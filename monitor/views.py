@@ -20,7 +20,7 @@ from monitor.graphtemplates import TEMPLATES
 from monitor.models import Device, Graph, Interface
 from monitor.timerange import RangeError, parse_range
 from monitor.timeseries import top
-from monitor.viewhelpers import GROUP_ORDER, graph_cards, range_context
+from monitor.viewhelpers import GROUP_ORDER, first_screen, graph_cards, range_context
 
 log = logging.getLogger(__name__)
 TOP = 10  # rows per ranking on the home page
@@ -103,6 +103,7 @@ def device_detail(request: HttpRequest, device_id: int) -> HttpResponse:
         "has_volumes": has_volumes,
         "retry_every_s": backoff.retry_every_s(services.redis_client(), device.pk, device.poll_interval_s),
         "tree_places": device.tree_nodes.filter(tree__in=access.trees()).select_related("tree", "parent"),
+        "first_graphs_url": first_screen(request, [card for _, items in groups for card in items]),
         **range_context(request),
     }
     return render(request, "monitor/device.html", context)
@@ -117,7 +118,7 @@ def graph_detail(request: HttpRequest, graph_id: int) -> HttpResponse:
     (card,) = graph_cards([graph])
     card["pinned"] = graph.dashboarditem_set.filter(user=request.user).exists()
     context = {"graph": graph, "card": card, "device_visible": access.can_read_device(graph.device_id)}
-    context |= range_context(request)
+    context |= range_context(request) | {"first_graphs_url": first_screen(request, [card], points=800)}
     return render(request, "monitor/graph.html", context)
 
 

@@ -546,13 +546,13 @@ def spoiled_poll(fake, spoil) -> dict:
     mib = device_mib()
     agent = fake(mib)
     device = Device.objects.create(
-        name="fake", host="127.0.0.1", port=agent.port, community=SECRET, timeout_s=0.5, retries=0, poll_interval_s=5
+        name="fake", host="127.0.0.1", port=agent.port, community=SECRET, timeout_s=0.5, retries=0, poll_interval_s=2
     )
     store = services.counter_store()
     assert run_poll(device.pk) == "ok"
     first = store.load(str(device.pk))
     add_octets(mib, 1, 1_250_000)
-    time.sleep(1)
+    time.sleep(1.2)  # longer than the shortest interval a rate may span (half the poll interval)
     assert run_poll(device.pk) == "ok"
     good = store.load(str(device.pk))
     agent.handler = spoil(mib, IF_HC_IN)

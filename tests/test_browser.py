@@ -24,21 +24,21 @@ def test_device_page_draws_traffic_charts(agent, clean_backends, live_server, dj
     tree.read_users.add(viewer)
     for _ in range(3):
         assert run_poll(device.pk) == "ok"
-        time.sleep(1.5)
+        time.sleep(2.1)  # one poll per poll interval, as the scheduler does
     graph_count = Graph.objects.filter(device=device).count()
     traffic = list(Graph.objects.filter(device=device, template="traffic").values_list("pk", flat=True))
     assert len(traffic) == 8 and graph_count == 24  # traffic, errors and packets for each of 8 ports
 
     with chromium_page() as page:
-        # Ten minutes over a ~600 px chart is finer than the poll interval: raw samples, one per poll.
-        path = f"/devices/{device.pk}/?start=now-10m&end=now"
+        # Five minutes over a ~600 px chart (a point per two pixels) is finer than the poll interval: raw samples.
+        path = f"/devices/{device.pk}/?start=now-5m&end=now"
         log_in(page, live_server.url, "viewer", "s3cret-pass-123", path.replace("&", "%26").replace("?", "%3F"))
         assert page.url.endswith(path)
         scroll_until_drawn(page, graph_count)
         for graph_id in traffic:
             count = int(page.locator(f"figure[data-graph-id='{graph_id}'] canvas").get_attribute("data-points"))
             assert count >= 4, (graph_id, count)  # two series, at least two rates each
-        assert page.locator("#range-label").inner_text() == "now-10m → now"
+        assert page.locator("#range-label").inner_text() == "now-5m → now"
         legend = page.locator("figure.graph").first.locator("table.legend").inner_text()
         assert "In" in legend and "Out" in legend and "Mbit/s" in legend
         # The alias comes from the device: it must render as text, never as markup.

@@ -35,7 +35,7 @@ HOSTILE = ['") |> drop() //', "${secret}", 'a"b\\c\nd', "x == x or r.device =~ /
 def test_request_values_reach_flux_only_as_parameters(hostile):
     bind = Params()
     predicate = series_predicate(TEMPLATES["traffic"], Member("7", hostile, 60), ["in_bps"], bind)
-    assert predicate == "(r._measurement == p0 and r.device == p1 and r.port == p2 and (r._field == p3))"
+    assert predicate == "(r._measurement == p0 and r.device == p1 and r.port == p2 and r._field == p3)"
     assert bind.values == {"p0": "interface", "p1": "7", "p2": hostile, "p3": "in_bps"}  # values travel apart
 
 

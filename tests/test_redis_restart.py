@@ -28,7 +28,7 @@ def test_redis_killed_under_worker_and_beat_resumes_polling_without_a_tick_or_a_
     url = f"redis://127.0.0.1:{port}/0"
     server = SmtpServer().start()
     env = {**clean_backends, **server.env(), "REDIS_URL": url, "CELERY_BROKER_URL": url}
-    device = make_switch(agent, name="redis-killed")
+    device = make_switch(agent, name="redis-killed", poll_interval_s=INTERVAL)
     util_rule(device, for_polls=1)
     worker = start_celery("worker", env, logs, "--concurrency", "2", "-n", "redis-killed@%h")
     beat = start_celery("beat", env, logs, "-s", str(stack_dir / "beat-redis-killed"))

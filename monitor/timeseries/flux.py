@@ -57,14 +57,16 @@ def series_predicate(
     value_at_least: str = "",
     every_instance: bool = False,
     strictly: bool = False,
+    instances: Iterable[str] = (),
 ) -> str:
     """`r` matches one member's series of these fields (tag names come from code; values are parameters);
-    `every_instance`: of every port (volume...) of the device, not just the member's."""
+    `instances`: of these ports (volumes...) of the device instead; `every_instance`: of every one."""
     terms = [f"r._measurement == {bind(template.measurement)}", f"r.device == {bind(member.device)}"]
     if template.instance_tag and not every_instance:
-        terms.append(f"r.{template.instance_tag} == {bind(member.instance)}")
+        tag = template.instance_tag
+        terms.append(any_of([f"r.{tag} == {bind(name)}" for name in (instances or [member.instance])]))
     terms += [f"r.{tag} == {bind(value)}" for tag, value in sorted(template.filters.items())]
-    terms.append("(" + " or ".join(f"r._field == {bind(name)}" for name in fields) + ")")
+    terms.append(any_of([f"r._field == {bind(name)}" for name in fields]))
     if value_at_least:
         terms.append(f"r._value {'>' if strictly else '>='} {value_at_least}")
     return "(" + " and ".join(terms) + ")"

@@ -11,7 +11,7 @@ from monitor.timeseries import cache, stats, tiers
 from monitor.timeseries.client import run
 from monitor.timeseries.flux import Params, Plot, any_of, chain, keep_columns, series_predicate
 from monitor.timeseries.lookup import Lookup
-from monitor.timeseries.plan import Layout, Window
+from monitor.timeseries.plan import SOURCES, Layout, Window
 
 BOUND_WINDOWS = 2000  # windows per series for the bound: finer is tighter, coarser reads less
 
@@ -52,7 +52,6 @@ def fill(plots: list[Plot], out: dict, found: dict, span: Window, shape: Layout,
 
 def only(plots: list[Plot], span: Window, shape: Layout) -> dict[str, dict]:
     """Just the 95th percentiles (the second request of a page whose first deferred them)."""
-    from monitor.timeseries.series import SOURCES
 
     out = {plot.key: {"series": [{"field": f, "stats": {"p95": None}} for f in plot.template.fields]} for plot in plots}
     source = tiers.finest_holding(span.start, span.now)

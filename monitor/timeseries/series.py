@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from datetime import datetime, timedelta
 
-from monitor.timeseries import cache, percentiles, stats, tiers
+from monitor.timeseries import assemble, cache, percentiles, tiers
 from monitor.timeseries.client import run
 from monitor.timeseries.flux import (
     Params,
@@ -20,11 +20,11 @@ from monitor.timeseries.flux import (
     window,
 )
 from monitor.timeseries.lookup import Lookup
-from monitor.timeseries.plan import SOURCES, Layout, Window, layout
+from monitor.timeseries.plan import Layout, Window, layout
 
-# A batch with this many instances (ports...) of one device and template reads all of that device's instances:
-# InfluxDB evaluates a predicate of hundreds of terms several times slower than it reads the extra series.
-EVERY_INSTANCE_AT = 12
+# A batch with this many instances (ports...) of one device and template reads all of that device's instances
+# (a batch of most of a switch's ports: the extra series cost less than a predicate naming each port).
+EVERY_INSTANCE_AT = 48
 
 
 def read(plots: list[Plot], span: Window, p95: str = "now", detail: bool = True) -> dict[str, dict]:
@@ -46,7 +46,7 @@ def read(plots: list[Plot], span: Window, p95: str = "now", detail: bool = True)
             out |= _rollup_group(members, span, shape, p95 == "later", detail)
         else:  # raw samples ("only" too: their percentiles were not deferred in the first place)
             found = _gather(members, span, shape, interval, detail)
-            out |= {plot.key: _assemble(plot, found, shape, span, interval) for plot in members}
+            out |= {plot.key: assemble.graph(plot, found, shape, span, interval) for plot in members}
             percentiles.fill(members, out, found, span, shape, defer=(p95 == "later"))
     return out
 
@@ -61,7 +61,7 @@ def _rollup_group(plots: list[Plot], span: Window, shape: Layout, defer: bool, d
     missing = [p for p in plots if p.key not in out]
     if missing:
         found = _gather(missing, whole, shape, 0, detail)
-        fresh = {plot.key: _assemble(plot, found, shape, span, 0) for plot in missing}
+        fresh = {plot.key: assemble.graph(plot, found, shape, span, 0) for plot in missing}
         cache.set_many({keys[k]: _copy(v) for k, v in fresh.items()}, shape.tier.step_s)
         out |= fresh
     percentiles.fill(plots, out, {}, whole, shape, defer=defer)
@@ -89,24 +89,19 @@ def _gather(plots: list[Plot], span: Window, shape: Layout, interval: int, detai
 
     def pred(suffix: str, only_totals: bool = False) -> str:
         groups: dict[tuple, list[tuple[Plot, list[str]]]] = defaultdict(list)
-        for plot in plots:
+        for plot in plots:  # one term per template and device: (its ports) and (its fields)
             fields = [f for f in _fields(plot) if not only_totals or plot.template.totals]
             names = [f + suffix for f in fields]
             for name, base_field in zip(names, fields, strict=True):
                 lookup.register(plot, plot.members[0], name, base_field)
             if names:
-                template = plot.template
-                groups[(template.measurement, plot.members[0].device, tuple(sorted(template.filters.items())))].append(
-                    (plot, names)
-                )
+                groups[(plot.template.slug, plot.members[0].device)].append((plot, names))
         parts = []
         for items in groups.values():
-            first, _ = items[0]
-            if first.template.instance_tag and len(items) >= EVERY_INSTANCE_AT:
-                names = sorted({name for _, found in items for name in found})
-                parts.append(series_predicate(first.template, first.members[0], names, bind, every_instance=True))
-            else:
-                parts += [series_predicate(p.template, p.members[0], found, bind) for p, found in items]
+            first, names = items[0]
+            instances = [plot.members[0].instance for plot, _ in items]
+            every = bool(first.template.instance_tag) and len(items) >= EVERY_INSTANCE_AT
+            parts.append(series_predicate(first.template, first.members[0], names, bind, "", every, False, instances))
         return any_of(parts) if parts else ""
 
     if shape.tier.step_s:  # a rollup tier: each window's Σ sum / Σ count, max (and min); whole-range figures
@@ -145,123 +140,6 @@ def _gather(plots: list[Plot], span: Window, shape: Layout, interval: int, detai
                 if name.startswith("w"):
                     results[name] = [(t, v) for t, (_, v) in zip(times, rows, strict=False)]
     return found
-
-
-def _assemble(plot: Plot, found: dict, shape: Layout, span: Window, interval: int) -> dict:
-    """One graph's JSON: points [t ms, min, mean, max] scaled, and the legend (p95 filled in later)."""
-    series = []
-    for definition in plot.template.series:
-        got = found.get((plot.key, definition.field), {})
-        if shape.tier.step_s:
-            points, legend = _from_rollup(got, plot.template.totals)
-        elif shape.windowed:
-            points, legend = _from_windows(got, plot.template.totals, interval)
-        else:
-            points, legend = _from_samples(got.get("raw", []), plot.template.totals, interval)
-        scale = plot.scale
-        if not plot.template.percentile:
-            legend["p95"] = None
-        legend = {k: (v * scale if v is not None and k != "total" else v) for k, v in legend.items()}
-        if plot.template.totals and legend.get("total") is not None:
-            legend["total"] = legend["total"] / plot.template.total_divisor
-        series.append(
-            {
-                "field": definition.field,
-                "label": definition.label,
-                "points": [[t, _times(lo, scale), mid * scale, hi * scale] for t, lo, mid, hi in points],
-                "stats": legend,
-            }
-        )
-    return {
-        "series": series,
-        "resolution_s": shape.every_s,
-        "aggregated": shape.windowed,
-        "tier": shape.tier.name,
-        "unit": plot.template.unit,
-        "p95_source": SOURCES[tiers.finest_holding(span.start, span.now).name] if plot.template.percentile else None,
-    }
-
-
-def _legend(current, average, minimum, maximum, totals: bool, total) -> dict:
-    legend = {"current": current, "average": average, "minimum": minimum, "maximum": maximum, "p95": None}
-    if totals:
-        legend["total"] = total
-    return legend
-
-
-def _from_samples(rows: list, totals: bool, interval: int) -> tuple[list, dict]:
-    samples = [(t, v) for t, v in rows if v is not None]
-    values = [v for _, v in samples]
-    legend = _legend(
-        values[-1] if values else None,
-        sum(values) / len(values) if values else None,
-        min(values, default=None),
-        max(values, default=None),
-        totals,
-        stats.total(samples, interval) if samples else None,
-    )
-    legend["p95"] = stats.percentile(values)
-    return [(t, v, v, v) for t, v in samples], legend
-
-
-def _times(value: float | None, scale: float) -> float | None:
-    return None if value is None else value * scale
-
-
-def _only(got: dict, name: str) -> float | None:
-    """The one value of a whole-range figure (count, min, mean, last, sum)."""
-    values = [v for _, v in got.get(name, ()) if v is not None]
-    return values[-1] if values else None
-
-
-def _from_windows(got: dict, totals: bool, interval: int) -> tuple[list, dict]:
-    slots: dict[int, list] = defaultdict(lambda: [None, None, None])
-    for column, name in ((0, "wmin"), (1, "wmean"), (2, "wmax")):
-        for t, v in got.get(name, ()):
-            if v is not None:
-                slots[t][column] = v
-    points = [(t, s[0], s[1], s[2]) for t, s in sorted(slots.items()) if s[1] is not None and s[2] is not None]
-    total = None
-    if totals and points:
-        total = (_only(got, "tsum") or 0.0) + (_only(got, "tfirst") or 0.0) * interval
-    legend = _legend(
-        _only(got, "last"),
-        _only(got, "avg"),
-        _only(got, "lo"),
-        max((p[3] for p in points), default=None),
-        totals,
-        total,
-    )
-    return points, legend
-
-
-def _from_rollup(got: dict, totals: bool) -> tuple[list, dict]:
-    slots: dict[int, list] = defaultdict(lambda: [None, None, None, None])
-    for column, name in ((0, "wmin"), (1, "wsum"), (2, "wmax"), (3, "wcount")):
-        for t, v in got.get(name, ()):
-            if v is not None:
-                slots[t][column] = v
-    points = [
-        (t, s[0], s[1] / s[3], s[2]) for t, s in sorted(slots.items()) if s[1] is not None and s[2] is not None and s[3]
-    ]
-    count = sum(s[3] for s in slots.values() if s[1] is not None and s[3])
-    summed = sum(s[1] for s in slots.values() if s[1] is not None and s[3])  # Σ of windows = Σ of the range
-    legend = _legend(
-        _last_mean(got.get("lastsum", ()), got.get("lastcount", ())),
-        summed / count if count and summed is not None else None,
-        _only(got, "lo"),
-        max((p[3] for p in points), default=None),
-        totals,
-        _only(got, "total") if points else None,
-    )
-    return points, legend
-
-
-def _last_mean(sums, counts) -> float | None:
-    """The newest window's mean, from last() of its sum and of its count."""
-    if not sums or not counts or sums[-1][1] is None or not counts[-1][1]:
-        return None
-    return sums[-1][1] / counts[-1][1]
 
 
 def one(

@@ -12,7 +12,7 @@ from monitor.access import access_for
 from monitor.ids import parse_id
 from monitor.models import Graph
 from monitor.trees.models import DashboardItem, TreeNode
-from monitor.viewhelpers import THUMBNAILS_ABOVE, aggregate_card, graph_cards, range_context
+from monitor.viewhelpers import THUMBNAILS_ABOVE, aggregate_card, first_screen, graph_cards, range_context
 
 MAX_DEPTH = 20
 
@@ -84,6 +84,7 @@ def tree_page(request: HttpRequest, tree_id: int, node_id: int | None = None) ->
         "selected": selected,
         "cards": cards,
         "thumbnails": len(cards) > THUMBNAILS_ABOVE,
+        "first_graphs_url": first_screen(request, cards, count=12 if len(cards) > THUMBNAILS_ABOVE else 6),
         **range_context(request),
     }
     return render(request, "monitor/tree.html", context)
@@ -98,7 +99,8 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     for item in items:
         card = aggregate_card(item.aggregate) if item.aggregate_id else graph_cards([item.graph])[0]
         cards.append(card | {"item_id": item.pk})
-    return render(request, "monitor/dashboard.html", {"cards": cards, **range_context(request)})
+    context = {"cards": cards, "first_graphs_url": first_screen(request, cards), **range_context(request)}
+    return render(request, "monitor/dashboard.html", context)
 
 
 def _visible_items(request: HttpRequest):

@@ -5,8 +5,8 @@
   "use strict";
 
   const COLORS = ["#2e9d3a", "#1f5fbf", "#8a2be2", "#c0392b", "#d68910", "#117a8b"];
-  const BATCH = 40; // graphs per request
-  const PARALLEL = 2; // requests in flight
+  const BATCH = 20; // graphs per request: small batches of a page keep InfluxDB and the web workers busy at once
+  const PARALLEL = 3; // requests in flight
   const charts = new Map(); // figure -> Chart
   const store = new Map(); // figure -> {gen, data, error, drawn}
   const near = new Set(); // figures within a screen of the viewport
@@ -211,7 +211,7 @@
       let error = "";
       try {
         const response = await fetch(document.body.dataset.seriesUrl + "?" + params.toString(), {
-          credentials: "same-origin", headers: { Accept: "application/json" },
+          credentials: "same-origin",
         });
         body = await response.json();
         if (!response.ok) error = body.error || response.statusText;
@@ -245,10 +245,42 @@
     return box.bottom > 0 && box.top < window.innerHeight;
   }
 
+  /* The first screen's request, named by the server in the page's head: the browser has been fetching it while it
+     read the page; its answer is used as is (its figures skip the first batch). */
+  function early(figures, gen) {
+    const link = document.getElementById("first-graphs");
+    if (!link || gen !== 1) return [];
+    const url = new URL(link.href, window.location.href);
+    const named = new Set(url.searchParams.getAll("graph").map(function (id) { return "graph:" + id; })
+      .concat(url.searchParams.getAll("aggregate").map(function (id) { return "aggregate:" + id; })));
+    const mine = figures.filter(function (f) { return named.has(kindAndId(f).join(":")) && unitOf(f) === "bits"; });
+    if (!mine.length) return [];
+    fetch(link.href, { credentials: "same-origin" }).then(function (response) {
+      return response.json().then(function (body) { return { ok: response.ok, body: body }; });
+    }).then(function (answer) {
+      if (gen !== generation) return;
+      mine.forEach(function (figure) {
+        const [kind, id] = kindAndId(figure);
+        const data = answer.ok ? (kind === "graph" ? answer.body.graphs : answer.body.aggregates)[id] : null;
+        const problem = answer.ok ? (data ? "" : (answer.body.errors || {})[kind + ":" + id] || "no data") : answer.body.error;
+        deliver(figure, gen, data && Object.assign(data, { start: answer.body.start, end: answer.body.end }), problem);
+      });
+      return morePercentiles(mine, gen);
+    }).catch(function (err) { mine.forEach(function (f) { deliver(f, gen, null, err.message); }); });
+    return mine;
+  }
+
+  function morePercentiles(figures, gen) {
+    const pending = figures.filter(function (f) { const e = store.get(f); return e && e.data && e.data.p95_pending; });
+    return pending.length ? fetchBatch(pending, gen, "only") : null;
+  }
+
   /* Fetch `figures` (visible ones first), BATCH per request, PARALLEL requests at a time, then their pending p95. */
   async function load(figures) {
     const gen = generation;
     figures.forEach(function (figure) { inflight.add(figure); });
+    const preloaded = early(figures, gen);
+    figures = figures.filter(function (f) { return preloaded.indexOf(f) < 0; });
     const first = figures.filter(inView);
     const rest = figures.filter(function (f) { return first.indexOf(f) < 0; });
     const queue = [];

@@ -170,7 +170,7 @@ class Command(BaseCommand):
                 "-b",
                 f"127.0.0.1:{opts['web_port']}",
                 "-w",
-                "2",
+                "4",  # a page asks for its graphs in a few requests at once
                 "--access-logfile",
                 "-",
             ],

@@ -1,0 +1,82 @@
+"""A device page in Chromium as a user opens it: gunicorn as deployed, a real browser, the page's own loading.
+
+Times are from the navigation's start: the first screen is drawn when every graph in view has its chart; every
+graph's data is in when every figure of the page has its data (charts below the fold are drawn as they are
+scrolled to); percentiles are in when no legend waits for its 95th any more."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from bench.common import REPO
+from monitor.devstack.processes import Process, free_port, wait_http
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+IN_VIEW = (
+    "[...document.querySelectorAll('figure.graph')].filter(f => { const b = f.getBoundingClientRect(); "
+    "return b.bottom > 0 && b.top < innerHeight; }).every(f => f.querySelector('canvas[data-points]'))"
+)
+ALL_DATA = (
+    "document.querySelectorAll('figure.graph[data-loaded]').length === document.querySelectorAll('figure.graph').length"
+)
+PERCENTILES = "[...document.querySelectorAll('table.legend')].every(t => t.dataset.p95 !== 'pending')"
+
+
+def web_server(env: dict[str, str], log_dir: Path, workers: int = 4) -> tuple[Process, str]:
+    """gunicorn serving monitor.wsgi as docker-compose.yml runs it."""
+    port = free_port()
+    argv = [sys.executable, "-m", "gunicorn", "monitor.wsgi", "-b", f"127.0.0.1:{port}", "-w", str(workers)]
+    process = Process("gunicorn", argv, log_dir / "bench-s5-gunicorn.log", env=env, cwd=REPO)
+    wait_http(process, f"http://127.0.0.1:{port}/healthz")
+    return process, f"http://127.0.0.1:{port}"
+
+
+def page_times(base: str, username: str, password: str, path: str, ranges: list[str], warm: int = 3) -> dict:
+    """{range: {cold, warm}} of first screen, every graph's data and percentiles, in milliseconds. Cold: the first
+    load after the server's cache is emptied (by the caller); warm: the median of `warm` loads after it."""
+    from playwright.sync_api import sync_playwright
+
+    executable = shutil.which("chromium") or shutil.which("chromium-browser")
+    if executable is None:
+        raise RuntimeError("chromium is not installed: run `make deps`")
+    found: dict = {}
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(f"{base}/login/?next=/")
+            page.fill("input[name=username]", username)
+            page.fill("input[name=password]", password)
+            page.click("button[type=submit]")
+            page.wait_for_load_state("networkidle")
+            for preset in ranges:
+                loads = [_load(page, f"{base}{path}?range={preset}") for _ in range(1 + warm)]
+                found[preset] = {
+                    "cold": loads[0],
+                    "warm": {k: sorted(x[k] for x in loads[1:])[warm // 2] for k in loads[0]},
+                }
+                found[preset]["graphs"] = page.evaluate("document.querySelectorAll('figure.graph').length")
+        finally:
+            browser.close()
+    return found
+
+
+def _load(page, url: str) -> dict[str, float]:
+    started = time.perf_counter()
+    page.goto(url)
+    marks = {}
+    for name, condition in (("first_screen_ms", IN_VIEW), ("every_graph_ms", ALL_DATA), ("p95_ms", PERCENTILES)):
+        page.wait_for_function(condition, timeout=120_000, polling=10)
+        marks[name] = (time.perf_counter() - started) * 1000
+    return marks
