@@ -103,7 +103,9 @@ def test_the_burst_is_at_its_height_at_every_zoom_level(history):
         assert len(inbound["points"]) <= points
         assert max(p[3] for p in inbound["points"]) == pytest.approx(BURST_BPS, rel=0.01)
     data, _ = series(YEAR_PORT, NOW - timedelta(days=3), points=600)
-    assert data["tier"] == "raw"  # within raw retention the raw samples are read
+    assert data["tier"] == "5m"  # in raw retention too: 600 points of 3 days are 5-minute windows, max kept
+    data, _ = series(YEAR_PORT, NOW - timedelta(hours=6), points=600)
+    assert data["tier"] == "raw"  # a point finer than a 5-minute window: the raw samples
 
 
 def test_narrow_window_returns_raw_samples(history):
@@ -116,7 +118,8 @@ def test_narrow_window_returns_raw_samples(history):
 def test_p95_matches_a_reference_from_the_raw_samples(history):
     values = [v for _, v in history["a"]]
     data, inbound = series(Selection((("902", "n/a"),)), NOW - timedelta(days=7), points=500, interval=60)
-    assert data["tier"] == "raw" and len(inbound["points"]) <= 500
+    assert data["tier"] == "5m" and len(inbound["points"]) <= 500  # the chart from 5-minute windows...
+    assert data["p95_source"] == "raw samples"  # ...its 95th percentile from every raw sample
     assert inbound["stats"]["p95"] == pytest.approx(reference_p95(values), rel=0.005)
     assert inbound["stats"]["maximum"] == pytest.approx(max(values), rel=1e-9)
     assert inbound["stats"]["average"] == pytest.approx(sum(values) / len(values), rel=1e-6)

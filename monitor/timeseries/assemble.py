@@ -7,36 +7,80 @@ from collections import defaultdict
 
 from monitor.timeseries import stats, tiers
 from monitor.timeseries.flux import Plot
-from monitor.timeseries.plan import SOURCES, Layout, Window
+from monitor.timeseries.plan import SOURCES, Bounds, Layout, Window
 
 
 def graph(plot: Plot, found: dict, shape: Layout, span: Window, interval: int) -> dict:
-    """One graph's JSON: points [t ms, min, mean, max] scaled, and the legend (p95 filled in later)."""
+    """One graph's JSON from raw samples: points [t ms, min, mean, max] scaled, and the legend (p95 later)."""
     series = []
     for definition in plot.template.series:
         got = found.get((plot.key, definition.field), {})
-        if shape.tier.step_s:
-            points, legend = _from_rollup(got, plot.template.totals)
-        elif shape.windowed:
+        if shape.windowed:
             points, legend = _from_windows(got, plot.template.totals, interval)
         else:
             points, legend = _from_samples(got.get("raw", []), plot.template.totals, interval)
-        scale = plot.scale
-        if not plot.template.percentile:
-            legend["p95"] = None
-        legend = {k: (v * scale if v is not None and k != "total" else v) for k, v in legend.items()}
-        if plot.template.totals and legend.get("total") is not None:
-            legend["total"] = legend["total"] / plot.template.total_divisor
-        series.append(
-            {
-                "field": definition.field,
-                "label": definition.label,
-                "points": [[t, _times(lo, scale), mid * scale, hi * scale] for t, lo, mid, hi in points],
-                "stats": legend,
-            }
-        )
+        series.append(_series(plot, definition, points, legend))
+    return _meta(plot, shape, span) | {"series": series}
+
+
+def rollup_part(plot: Plot, found: dict, shape: Layout, span: Window) -> dict:
+    """A graph's windows from a rollup tier, points scaled, with the sums behind its legend (`acc`): what is
+    cached until the next window, and finished per request with the samples since (`finish`)."""
+    series = []
+    for definition in plot.template.series:
+        points, acc = _from_rollup(found.get((plot.key, definition.field), {}))
+        scaled = [[t, _times(lo, plot.scale), mid * plot.scale, hi * plot.scale] for t, lo, mid, hi in points]
+        series.append({"field": definition.field, "label": definition.label, "points": scaled, "acc": acc})
+    return _meta(plot, shape, span) | {"series": series}
+
+
+def finish(plot: Plot, part: dict, edges: dict, bounds: Bounds, interval: int) -> dict:
+    """The graph of a cached `part` and the raw samples of `edges` before its first window and after its newest:
+    each edge is one more point (a partial window) and counts in every figure of the legend."""
+    head_ms, start_ms, end_ms = bounds.ms()
+    series = []
+    for item in part["series"]:
+        acc, points = item["acc"], item["points"]
+        n, summed, lowest, highest, current = acc["n"], acc["sum"], acc["lo"], acc["hi"], acc["current"]
+        total = acc["total"] if points else None
+        got = edges.get((plot.key, item["field"]), {})
+        for name, since, until in (("head", head_ms, start_ms), ("tail", end_ms, None)):
+            rows = [(t, v) for t, v in got.get(name, ()) if v is not None]
+            inside = [v for t, v in rows if since is not None and t >= since and (until is None or t < until)]
+            if not inside:
+                continue
+            low, high, mean = min(inside), max(inside), sum(inside) / len(inside)
+            point = [since, low * plot.scale, mean * plot.scale, high * plot.scale]
+            points = [point, *points] if name == "head" else [*points, point]
+            n, summed = n + len(inside), summed + sum(inside)
+            lowest = low if lowest is None else min(lowest, low)
+            highest = high if highest is None else max(highest, high)
+            if name == "tail":
+                current = inside[-1]
+            if plot.template.totals:
+                total = (total or 0.0) + stats.total_between(rows, since, until, interval)
+        legend = _legend(current, summed / n if n else None, lowest, highest, plot.template.totals, total)
+        series.append(_scaled(plot, item["field"], item["label"], points, legend))
+    return {k: v for k, v in part.items() if k != "series"} | {"series": series}
+
+
+def _series(plot: Plot, definition, points: list, legend: dict) -> dict:
+    scaled = [[t, _times(lo, plot.scale), mid * plot.scale, hi * plot.scale] for t, lo, mid, hi in points]
+    return _scaled(plot, definition.field, definition.label, scaled, legend)
+
+
+def _scaled(plot: Plot, field: str, label: str, points: list, legend: dict) -> dict:
+    """A series with its legend scaled (totals in the template's unit of volume, no p95 where none is kept)."""
+    if not plot.template.percentile:
+        legend["p95"] = None
+    legend = {k: (v * plot.scale if v is not None and k != "total" else v) for k, v in legend.items()}
+    if plot.template.totals and legend.get("total") is not None:
+        legend["total"] = legend["total"] / plot.template.total_divisor
+    return {"field": field, "label": label, "points": points, "stats": legend}
+
+
+def _meta(plot: Plot, shape: Layout, span: Window) -> dict:
     return {
-        "series": series,
         "resolution_s": shape.every_s,
         "aggregated": shape.windowed,
         "tier": shape.tier.name,
@@ -98,7 +142,8 @@ def _from_windows(got: dict, totals: bool, interval: int) -> tuple[list, dict]:
     return points, legend
 
 
-def _from_rollup(got: dict, totals: bool) -> tuple[list, dict]:
+def _from_rollup(got: dict) -> tuple[list, dict]:
+    """Points of whole windows (mean = Σ sum / Σ count) and the sums of the range behind the legend."""
     slots: dict[int, list] = defaultdict(lambda: [None, None, None, None])
     for column, name in ((0, "wmin"), (1, "wsum"), (2, "wmax"), (3, "wcount")):
         for t, v in got.get(name, ()):
@@ -107,17 +152,15 @@ def _from_rollup(got: dict, totals: bool) -> tuple[list, dict]:
     points = [
         (t, s[0], s[1] / s[3], s[2]) for t, s in sorted(slots.items()) if s[1] is not None and s[2] is not None and s[3]
     ]
-    count = sum(s[3] for s in slots.values() if s[1] is not None and s[3])
-    summed = sum(s[1] for s in slots.values() if s[1] is not None and s[3])  # Σ of windows = Σ of the range
-    legend = _legend(
-        _last_mean(got.get("lastsum", ()), got.get("lastcount", ())),
-        summed / count if count and summed is not None else None,
-        _only(got, "lo"),
-        max((p[3] for p in points), default=None),
-        totals,
-        _only(got, "total") if points else None,
-    )
-    return points, legend
+    acc = {
+        "n": sum(s[3] for s in slots.values() if s[1] is not None and s[3]),
+        "sum": sum(s[1] for s in slots.values() if s[1] is not None and s[3]),  # Σ of windows = Σ of the range
+        "lo": _only(got, "lo"),
+        "hi": max((p[3] for p in points), default=None),
+        "total": _only(got, "total"),
+        "current": _last_mean(got.get("lastsum", ()), got.get("lastcount", ())),
+    }
+    return points, acc
 
 
 def _last_mean(sums, counts) -> float | None:

@@ -82,10 +82,11 @@ def keep_columns(plots: Iterable[Plot], timed: bool = True) -> str:
     return "[" + ", ".join(f'"{name}"' for name in names) + "]"
 
 
-def chain(bucket: str, predicate: str, tail: str, keep: str, name: str) -> str:
-    """One storage read: bucket, the window `p_start`..`p_stop`, the predicate, then `tail`, yielded as `name`."""
+def chain(bucket: str, predicate: str, tail: str, keep: str, name: str, window: str = "p") -> str:
+    """One storage read: bucket, the window `p_start`..`p_stop` (another prefix: another window), the predicate,
+    then `tail`, yielded as `name`."""
     return (
-        f"from(bucket: {bucket}) |> range(start: p_start, stop: p_stop)\n"
+        f"from(bucket: {bucket}) |> range(start: {window}_start, stop: {window}_stop)\n"
         f"  |> filter(fn: (r) => {predicate})\n"
         f'  {tail} |> keep(columns: {keep}) |> yield(name: "{name}")\n'
     )

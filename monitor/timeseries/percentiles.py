@@ -11,7 +11,7 @@ from monitor.timeseries import cache, stats, tiers
 from monitor.timeseries.client import run
 from monitor.timeseries.flux import Params, Plot, any_of, chain, keep_columns, series_predicate
 from monitor.timeseries.lookup import Lookup
-from monitor.timeseries.plan import SOURCES, Layout, Window
+from monitor.timeseries.plan import SOURCES, Bounds, Layout, Window
 
 BOUND_WINDOWS = 2000  # windows per series for the bound: finer is tighter, coarser reads less
 
@@ -48,6 +48,40 @@ def fill(plots: list[Plot], out: dict, found: dict, span: Window, shape: Layout,
     cache.set_many(
         {keys[p.key]: {f: computed.get((p.key, f)) for f in p.template.fields} for p in missing}, source.step_s
     )
+
+
+def fill_from_windows(
+    plots: list[Plot], out: dict, parts: dict, edges: dict, span: Window, bounds: Bounds, defer: bool
+) -> None:
+    """The p95 of the raw samples of charts drawn from 5-minute windows (`parts`, see assemble.rollup_part) and
+    the raw samples at their edges (see assemble.finish): the windows' counts, means and minima stand in for
+    the raw windows `_raw` starts from."""
+    plots = [plot for plot in plots if plot.template.percentile]
+    if defer:
+        for plot in plots:
+            out[plot.key]["p95_pending"] = True
+        return
+    head_ms, start_ms, end_ms = bounds.ms()
+    derived: dict[tuple[str, str], dict[str, list]] = {}
+    for plot in plots:
+        for item in parts[plot.key]["series"]:
+            acc, n = item["acc"], item["acc"]["n"]
+            means = [(t, mean / plot.scale) for t, _, mean, _ in item["points"]]
+            lowest = [acc["lo"]] if acc["lo"] is not None else []
+            got = edges.get((plot.key, item["field"]), {})
+            for name, since, until in (("head", head_ms, start_ms), ("tail", end_ms, None)):
+                inside = [
+                    v
+                    for t, v in got.get(name, ())
+                    if v is not None and since is not None and t >= since and (until is None or t < until)
+                ]
+                if inside:
+                    means.append((since, sum(inside) / len(inside)))
+                    n += len(inside)
+                    lowest = [min([*lowest, *inside])]
+            derived[(plot.key, item["field"])] = {"n": [(None, n)], "wmean": means, "lo": [(None, v) for v in lowest]}
+    first = bounds.head or bounds.start
+    _set(plots, out, _raw(plots, derived, Window(first, span.end, span.points, span.now)))
 
 
 def only(plots: list[Plot], span: Window, shape: Layout) -> dict[str, dict]:

@@ -29,6 +29,20 @@ class Window:
 
 
 @dataclass(frozen=True)
+class Bounds:
+    """A chart drawn from a rollup tier: raw samples from `head` (None: none) to `start`, whole windows from
+    `start` to `end`, raw samples from `end` on."""
+
+    head: datetime | None
+    start: datetime
+    end: datetime
+
+    def ms(self) -> tuple[int | None, int, int]:
+        head = int(self.head.timestamp() * 1000) if self.head is not None else None
+        return head, int(self.start.timestamp() * 1000), int(self.end.timestamp() * 1000)
+
+
+@dataclass(frozen=True)
 class Layout:
     """How one graph is read: its tier, native step, the chart's interval, and whether samples are windowed."""
 
@@ -41,10 +55,10 @@ class Layout:
         return self.tier.step_s > 0 or self.every_s > self.native_s
 
 
-def layout(plot: Plot, span: Window) -> Layout:
-    """The chart tier and `max(native step, span / points)` rounded up to the native step."""
+def layout(plot: Plot, span: Window, raw_first: bool = True) -> Layout:
+    """The chart tier (tiers.chart_tier) and `max(native step, span / points)` rounded up to the native step."""
     interval = max(m.interval_s for m in plot.members)
-    tier = tiers.chart_tier(span.start, span.end, span.points, interval, span.now)
+    tier = tiers.chart_tier(span.start, span.end, span.points, interval, span.now, raw_first)
     native = tier.step_s or interval
     every = max(native, math.ceil((span.end - span.start).total_seconds() / max(span.points, 1)))
     return Layout(tier, native, math.ceil(every / native) * native)

@@ -20,7 +20,7 @@ from monitor.timeseries.flux import (
     window,
 )
 from monitor.timeseries.lookup import Lookup
-from monitor.timeseries.plan import Layout, Window, layout
+from monitor.timeseries.plan import Bounds, Layout, Window, layout
 
 # A batch with this many instances (ports...) of one device and template reads all of that device's instances
 # (a batch of most of a switch's ports: the extra series cost less than a predicate naming each port).
@@ -30,20 +30,21 @@ EVERY_INSTANCE_AT = 48
 def read(plots: list[Plot], span: Window, p95: str = "now", detail: bool = True) -> dict[str, dict]:
     """{plot key: {"series": [...], "resolution_s", "aggregated", "tier", "p95_source", ...}} for single graphs.
 
-    `p95`: "now" computes every 95th percentile; "later" leaves out those read from rollups (they scan months of
-    5-minute means) and marks the graph `p95_pending`, for a second request with "only". Without `detail`, a
-    window's minimum is left out of its point (None): a page draws means and maxima, and this saves a third of
-    what InfluxDB sends."""
+    A chart whose step is at least a rollup window is read from that tier (whole windows, cached until the next
+    one is written) and the raw samples since the newest written window. `p95`: "now" computes every 95th
+    percentile; "later" leaves out those that need a read of their own and marks the graph `p95_pending`, for a
+    second request with "only". Without `detail`, a window's minimum is left out of its point (None): a page
+    draws means and maxima, and this saves a third of what InfluxDB sends."""
     groups: dict[tuple, list[Plot]] = defaultdict(list)
     for plot in plots:
-        shape = layout(plot, span)
-        groups[(shape, plot.members[0].interval_s if shape.tier.step_s == 0 else 0)].append(plot)
+        shape = layout(plot, span, raw_first=False)
+        groups[(shape, plot.members[0].interval_s)].append(plot)
     out: dict[str, dict] = {}
     for (shape, interval), members in groups.items():
         if p95 == "only" and tiers.finest_holding(span.start, span.now).step_s:
             out |= percentiles.only(members, span, shape)
         elif shape.tier.step_s:
-            out |= _rollup_group(members, span, shape, p95 == "later", detail)
+            out |= _rollup_group(members, span, shape, interval, p95, detail)
         else:  # raw samples ("only" too: their percentiles were not deferred in the first place)
             found = _gather(members, span, shape, interval, detail)
             out |= {plot.key: assemble.graph(plot, found, shape, span, interval) for plot in members}
@@ -51,26 +52,69 @@ def read(plots: list[Plot], span: Window, p95: str = "now", detail: bool = True)
     return out
 
 
-def _rollup_group(plots: list[Plot], span: Window, shape: Layout, defer: bool, detail: bool) -> dict[str, dict]:
-    """Graphs read from a rollup tier: over its whole windows, cached until a newer window is written."""
+def _rollup_group(
+    plots: list[Plot], span: Window, shape: Layout, interval: int, p95: str, detail: bool
+) -> dict[str, dict]:
+    """Graphs read from a rollup tier over its whole windows (cached until a newer window is written), then the
+    raw samples after the newest window, so the chart and its legend reach the last poll."""
     start, end = cache.aligned(span.start, span.end, span.now, shape.tier.step_s)
     whole = Window(start, end, span.points, span.now)
-    keys = {p.key: cache.key("chart", shape, p.template.slug, p.members, p.scale, start, end, detail) for p in plots}
+    keys = {p.key: cache.key("windows", shape, p.template.slug, p.members, p.scale, start, end, detail) for p in plots}
     cached = cache.get_many(list(keys.values()))
-    out = {p.key: _copy(cached[keys[p.key]]) for p in plots if keys[p.key] in cached}
-    missing = [p for p in plots if p.key not in out]
+    parts = {p.key: cached[keys[p.key]] for p in plots if keys[p.key] in cached}
+    missing = [p for p in plots if p.key not in parts]
     if missing:
         found = _gather(missing, whole, shape, 0, detail)
-        fresh = {plot.key: assemble.graph(plot, found, shape, span, 0) for plot in missing}
-        cache.set_many({keys[k]: _copy(v) for k, v in fresh.items()}, shape.tier.step_s)
-        out |= fresh
-    percentiles.fill(plots, out, {}, whole, shape, defer=defer)
+        fresh = {p.key: assemble.rollup_part(p, found, shape, span) for p in missing}
+        cache.set_many({keys[key]: part for key, part in fresh.items()}, shape.tier.step_s)
+        parts |= fresh
+    raw = tiers.tiers()[0]
+    head = span.start if span.start < start and raw.holds(span.start, span.now) else None
+    edges = _edges(plots, head, start, end, span.end, interval) if raw.holds(end, span.now) else {}
+    bounds = Bounds(head, start, end)
+    out = {plot.key: assemble.finish(plot, parts[plot.key], edges, bounds, interval) for plot in plots}
+    if head is not None or raw.holds(start, span.now):  # the 95th percentile of the raw samples summarised
+        percentiles.fill_from_windows(plots, out, parts, edges, span, bounds, defer=(p95 == "later"))
+    else:
+        percentiles.fill(plots, out, {}, whole, shape, defer=(p95 == "later"))
     return out
 
 
-def _copy(data: dict) -> dict:
-    """A graph's data with its own legend dicts (the p95 is filled in per request)."""
-    return data | {"series": [s | {"stats": dict(s["stats"])} for s in data["series"]]}
+def _edges(
+    plots: list[Plot], head: datetime | None, start: datetime, end: datetime, until: datetime, interval: int
+) -> dict:
+    """{(plot key, field): {"head": rows, "tail": rows}}, rows (t ms, value): the raw samples before the first
+    whole window (from `head`) and after the newest one (to `until`), each from two poll intervals earlier (the
+    sample before the first one sets its interval)."""
+    bind, lookup = Params(), Lookup()
+    predicate, keep = _predicate(plots, "", bind, lookup), keep_columns(plots)
+    bucket, before = bind(tiers.tiers()[0].bucket), timedelta(seconds=2 * interval + 1)
+    params = {"t_start": end - before, "t_stop": until}
+    script = chain(bucket, predicate, "", keep, "tail", window="t")
+    if head is not None:
+        params |= {"h_start": head - before, "h_stop": start}
+        script += chain(bucket, predicate, "", keep, "head", window="h")
+    return lookup.index(run(script, params | bind.values))
+
+
+def _predicate(plots: list[Plot], suffix: str, bind: Params, lookup: Lookup, only_totals: bool = False) -> str:
+    """The series of these graphs (fields + `suffix`), one term per template and device: (its ports) and (its
+    fields); registers each series with `lookup`."""
+    groups: dict[tuple, list[tuple[Plot, list[str]]]] = defaultdict(list)
+    for plot in plots:
+        fields = [f for f in _fields(plot) if not only_totals or plot.template.totals]
+        names = [f + suffix for f in fields]
+        for name, base_field in zip(names, fields, strict=True):
+            lookup.register(plot, plot.members[0], name, base_field)
+        if names:
+            groups[(plot.template.slug, plot.members[0].device)].append((plot, names))
+    parts = []
+    for items in groups.values():
+        first, names = items[0]
+        instances = [plot.members[0].instance for plot, _ in items]
+        every = bool(first.template.instance_tag) and len(items) >= EVERY_INSTANCE_AT
+        parts.append(series_predicate(first.template, first.members[0], names, bind, "", every, False, instances))
+    return any_of(parts) if parts else ""
 
 
 def _fields(plot: Plot) -> list[str]:
@@ -88,21 +132,7 @@ def _gather(plots: list[Plot], span: Window, shape: Layout, interval: int, detai
     script = []
 
     def pred(suffix: str, only_totals: bool = False) -> str:
-        groups: dict[tuple, list[tuple[Plot, list[str]]]] = defaultdict(list)
-        for plot in plots:  # one term per template and device: (its ports) and (its fields)
-            fields = [f for f in _fields(plot) if not only_totals or plot.template.totals]
-            names = [f + suffix for f in fields]
-            for name, base_field in zip(names, fields, strict=True):
-                lookup.register(plot, plot.members[0], name, base_field)
-            if names:
-                groups[(plot.template.slug, plot.members[0].device)].append((plot, names))
-        parts = []
-        for items in groups.values():
-            first, names = items[0]
-            instances = [plot.members[0].instance for plot, _ in items]
-            every = bool(first.template.instance_tag) and len(items) >= EVERY_INSTANCE_AT
-            parts.append(series_predicate(first.template, first.members[0], names, bind, "", every, False, instances))
-        return any_of(parts) if parts else ""
+        return _predicate(plots, suffix, bind, lookup, only_totals)
 
     if shape.tier.step_s:  # a rollup tier: each window's Σ sum / Σ count, max (and min); whole-range figures
         sums, counts, maxima = pred("_sum"), pred("_count"), pred("_max")

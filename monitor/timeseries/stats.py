@@ -50,6 +50,18 @@ def total(points: Sequence[tuple[int, float]], interval_s: float) -> float:
     return result
 
 
+def total_between(points: Sequence[tuple[int, float]], since_ms: int, until_ms: int | None, interval_s: float) -> float:
+    """`total` of the samples from `since_ms` until `until_ms` (None: the last); an earlier sample only sets the
+    interval of the one after it."""
+    result, last = 0.0, None
+    for t_ms, value in points:
+        t = t_ms / 1000.0
+        if t_ms >= since_ms and (until_ms is None or t_ms < until_ms):
+            result += value * sample_weight(t, last, interval_s)
+        last = t
+    return result
+
+
 def windowed(points: Sequence[tuple[int, float]], start_ms: int, every_ms: int) -> list[list[float]]:
     """[t, min, mean, max] per window of `every_ms` aligned to the epoch, of (t ms, value) samples in time order."""
     out: list[list[float]] = []

@@ -56,17 +56,22 @@ def finest_holding(start: datetime, now: datetime | None = None) -> Tier:
     return tiers()[-1]
 
 
-def chart_tier(start: datetime, end: datetime, points: int, raw_step_s: int, now: datetime | None = None) -> Tier:
-    """Raw samples while raw retention holds the window (up to the last poll); past it, the coarsest rollup tier
-    still as fine as one point per pixel (a year from hourly windows, a month from 5-minute ones)."""
+def chart_tier(
+    start: datetime, end: datetime, points: int, raw_step_s: int, now: datetime | None = None, raw_first: bool = True
+) -> Tier:
+    """The coarsest tier still as fine as one point per pixel (a year from hourly windows, a day or a month from
+    5-minute ones), among those that hold the window. With `raw_first`, raw samples while raw retention holds the
+    window, whatever the step (aggregates, which resample each member's samples)."""
     now = now or datetime.now(timezone.utc)
     raw, *rollups = tiers()
-    if raw.holds(start, now):
+    if raw_first and raw.holds(start, now):
         return raw
     every = math.ceil((end - start).total_seconds() / max(points, 1))
     held = [tier for tier in rollups if tier.holds(start, now)] or [rollups[-1]]
     fine_enough = [tier for tier in held if tier.step_s <= every]
-    return fine_enough[-1] if fine_enough else held[0]
+    if fine_enough:
+        return fine_enough[-1]
+    return raw if raw.holds(start, now) else held[0]
 
 
 def ensure_buckets(client: InfluxDBClient, org: str, base: str | None = None, include_raw: bool = True) -> None:
