@@ -12,8 +12,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench import report
+from bench import report, report_s8
 from bench.common import REPO, git_revision, start_backends, start_fleet
+from bench.previous import PREVIOUS
 from bench.stack import bench_environment
 from collectors.snmptypes import SnmpTarget
 
@@ -30,11 +31,17 @@ def telegraf_binary() -> str | None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--only", default=",".join(SCENARIOS), help="comma-separated scenarios (s1..s6)")
+    parser.add_argument("--only", default=",".join(SCENARIOS), help="comma-separated scenarios (s1..s8; s8 only here)")
     parser.add_argument("--work", default=str(REPO / "var" / "bench"), help="bench data, logs and snmpsim caches")
     parser.add_argument("--fleet", type=int, default=1000, help="largest simulated fleet (switches)")
     parser.add_argument("--agents", type=int, default=4, help="snmpsim processes serving the fleet")
     parser.add_argument("--render-only", action="store_true", help="rewrite docs/performance.md from results.json")
+    parser.add_argument(
+        "--previous",
+        default=PREVIOUS,
+        help="scenario 5 also runs this revision's own scenario 5, in the same run, for the ratios ('' to skip)",
+    )
+    sustained_arguments(parser)
     args = parser.parse_args()
     wanted = set(args.only.split(","))
     work = Path(args.work)
@@ -43,7 +50,7 @@ def main() -> int:
     results_file = work / "results.json"
     results = json.loads(results_file.read_text()) if results_file.exists() else {}
     if args.render_only:
-        (REPO / "docs" / "performance.md").write_text(report.render(results))
+        write_report(results)
         return 0
     meta = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
@@ -51,7 +58,9 @@ def main() -> int:
         "cpus": os.cpu_count(),
         "cpu_model": _cpu_model(),
         "python": platform.python_version(),
-        "command": "make bench" if wanted == set(SCENARIOS) else f".venv/bin/python bench/run.py --only {args.only}",
+        "command": "make bench"
+        if wanted == set(SCENARIOS)
+        else f".venv/bin/python bench/run.py --only {args.only}" + (sustained_flags(args) if "s8" in wanted else ""),
     }
 
     def save(name: str, value: dict) -> None:
@@ -60,6 +69,12 @@ def main() -> int:
         results_file.write_text(json.dumps(results, indent=1))
         print(f"{name}: {json.dumps(value)}", flush=True)
 
+    if "s8" in wanted:  # services of its own, fresh, in a process of its own
+        wanted.discard("s8")
+        save("s8", sustained(args, work, results.get("s8", {})))
+        if not wanted:
+            write_report(results)
+            return 0
     redis, influxd, influx, redis_url = start_backends(work / "run")
     fleet = replay = None
     try:
@@ -107,7 +122,7 @@ def main() -> int:
             if "s5" in wanted:
                 from bench import s5_graphs
 
-                save("s5", s5_graphs.run(influx, work))
+                save("s5", s5_graphs.run(influx, work, env, previous=args.previous))
     finally:
         if replay is not None:
             replay.stop()
@@ -115,9 +130,70 @@ def main() -> int:
             fleet.stop()
         influxd.stop()
         redis.stop()
-    (REPO / "docs" / "performance.md").write_text(report.render(results))
-    print("wrote docs/performance.md")
+    write_report(results)
     return 0
+
+
+def write_report(results: dict) -> None:
+    """docs/performance.md from results.json; when results.json lacks scenarios the document shows (a fresh
+    checkout), only scenario 8's section of the document is replaced, so the others' figures are kept."""
+    path = REPO / "docs" / "performance.md"
+    if path.exists() and "s8" in results and not all(name in results for name in SCENARIOS):
+        path.write_text(report_s8.splice(path.read_text(), report_s8.render(results["s8"])))
+        print("wrote scenario 8's section of docs/performance.md (results.json lacks the other scenarios)")
+        return
+    path.write_text(report.render(results))
+    print("wrote docs/performance.md")
+
+
+def sustained_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of scenario 8 (bench/s8_sustained.py)."""
+    group = parser.add_argument_group("scenario 8 (sustained, not in make bench)")
+    group.add_argument("--switches", type=int, default=2000, help="simulated switches")
+    group.add_argument("--minutes", type=float, default=30, help="measured minutes (after the first polls)")
+    group.add_argument("--find", action="store_true", help="find the largest passing size, then confirm it")
+    group.add_argument("--find-minutes", type=float, default=12, help="measured minutes of each --find try")
+    group.add_argument("--s8-processes", type=int, default=8, help="Celery worker pool processes")
+    group.add_argument("--s8-agents", type=int, default=0, help="agent processes (0: one per 1,500 switches)")
+    group.add_argument("--database", choices=("postgres", "sqlite"), default="postgres")
+    group.add_argument("--rollup-schema", choices=("auto", "window-fields", "stat-tag"), default="auto")
+    group.add_argument("--telegraf-minutes", type=float, default=10, help="Telegraf anchor's measured minutes")
+    group.add_argument("--no-telegraf", action="store_true", help="skip the Telegraf anchor")
+    group.add_argument("--history-switches", type=int, default=20, help="switches given history (pages open them)")
+    group.add_argument("--history-days", type=float, default=1.0, help="days of history (0: none)")
+
+
+def sustained_flags(args: argparse.Namespace) -> str:
+    """Scenario 8's flags as given, for the provenance line."""
+    size = f" --find --find-minutes {args.find_minutes:g}" if args.find else f" --switches {args.switches}"
+    return size + f" --minutes {args.minutes:g}" + (" --no-telegraf" if args.no_telegraf else "")
+
+
+def sustained(args: argparse.Namespace, work: Path, previous: dict) -> dict:
+    """Scenario 8 at --switches (or --find), merged into the runs recorded before (keyed by size and minutes)."""
+    from bench import s8_sustained
+
+    options = {
+        "processes": args.s8_processes,
+        "agents": args.s8_agents,
+        "database": args.database,
+        "schema": args.rollup_schema,
+        "telegraf": None if args.no_telegraf else telegraf_binary(),
+        "telegraf_minutes": args.telegraf_minutes,
+        "history_switches": args.history_switches,
+        "history_days": args.history_days,
+    }
+    section = {**previous, "runs": dict(previous.get("runs", {}))}
+    if args.find:
+        found = s8_sustained.find(work, args.minutes, try_minutes=args.find_minutes, **options)
+        done = [*found["tries"], *([found["confirmed"]] if found["confirmed"] else [])]
+        tried = [r["switches"] for r in found["tries"]]
+        section["find"] = {key: found[key] for key in ("largest_passing", "largest_polling")} | {"tried": tried}
+    else:
+        done = [s8_sustained.measure(work, args.switches, args.minutes, **options)]
+    for result in done:
+        section["runs"][f"{result['switches']}x{result['minutes']:g}"] = result
+    return section
 
 
 def replay_agent(fleet, work: Path):
