@@ -66,9 +66,36 @@ def planted(stack_env, tmp_path_factory):
         port_polls(history, "8", "a", [lag + 300 * i for i in range(36)], lambda t: 500e6, 300)
         port_polls(history, "8", "a", [lag + 3 * HOUR + 60 * i for i in range(240)], lambda t: 500e6, 60)
         port_polls(history, "8", "b", [lag + 60 * i + 30 for i in range(420)], lambda t: 500e6, 60)
+        # The last day, a sample a minute at 100 Mbit/s off the 5-minute grid, with a 700 Mbit/s sample just
+        # after the start of the window read below (before its first whole 5-minute window) and a last one at 300.
+        day = at(NOW - timedelta(days=1)) - 587
+        port_polls(history, "9", "p/1", [day + 60 * i for i in range(1450)], _day_value, 60)
         history.close(at(NOW))
         assert history.failed == 0
         yield
+
+
+def _day_value(t: float) -> float:
+    if t == at(NOW - timedelta(days=1)) + 193:
+        return 700e6
+    return 300e6 if t == at(NOW) - 47 else 100e6
+
+
+def test_a_day_from_5_minute_windows_counts_every_sample_of_its_window(planted):
+    start = NOW - timedelta(days=1) + timedelta(seconds=130)  # off the 5-minute grid: a raw head before it
+    data = one("9", start, NOW, points=280)
+    assert data["tier"] == "5m" and data["p95_source"] == "raw samples"
+    first = at(NOW - timedelta(days=1)) - 587
+    values = [_day_value(t) for t in (first + 60 * i for i in range(1450)) if at(start) <= t < at(NOW)]
+    stats = inbound(data)["stats"]
+    assert stats["maximum"] == pytest.approx(700e6)  # in the head, before the first whole window
+    assert stats["current"] == pytest.approx(300e6)  # the newest sample, after the newest window read
+    assert stats["average"] == pytest.approx(sum(values) / len(values), rel=1e-9)
+    assert stats["total"] == pytest.approx(sum(values) * 60 / 8, rel=1e-9)  # bytes: every sample x its 60 s
+    assert stats["p95"] == pytest.approx(100e6)
+    points = inbound(data)["points"]
+    assert points[0][0] == int(at(start) * 1000) and points[0][3] == pytest.approx(700e6)
+    assert points[-1][3] == pytest.approx(300e6) and len(points) <= 290
 
 
 def _ten_of_sixty(t: float) -> float:
