@@ -83,7 +83,7 @@ def s2(r: dict) -> str:
     if product.get("sizes"):
         out += [
             "\n**The product's poll path.** The same switches as device rows, polled by "
-            f"`monitor.polling.run_polls` in batches of {product.get('batch')} (as one Celery task polls them, "
+            f"`monitor.polling.run.run_polls` in batches of {product.get('batch')} (as one Celery task polls them, "
             f"at most {product.get('concurrency')} in flight), in a process of its own (spawned fresh, as a "
             "worker's process is): tick claims and locks in Redis, "
             "discovery on the first round, SNMP, rates, InfluxDB writes every 0.2 s, the device rows, the "
@@ -393,7 +393,7 @@ def findings(results: dict) -> str:
         "first poll (discovery and poll at 800 ms an answer, longer than the 15-s interval) made two healthy "
         "devices of its batch skip their next tick as overrun: 2 of 166 in the full run at c6c4c0f. A silent "
         "device still holds its worker process until its first request times out (`timeout x (retries+1)`); "
-        "after 3 silent polls it is tried without retries once a minute (monitor/backoff.py).\n"
+        "after 3 silent polls it is tried without retries once a minute (monitor/polling/backoff.py).\n"
         "- **Year views** read the 1-hour rollups (scenario 5, as deployed); without rollups a year of one-minute "
         "raw data is more than one query can read within the API's InfluxDB timeout (the worst-case table). The "
         "rollup job reads the last 15 minutes of raw samples every 5 minutes (and what a spool replay wrote late), "

@@ -63,12 +63,13 @@ def render(section: dict) -> str:
         "answered at once; each community is a switch with its own traffic level, daily swing, port phases, "
         "error-prone ports and boot time, so octet, packet, error and discard counters move) polled every 60 s, "
         "with everything production runs on this machine at once: Redis, InfluxDB 2.7, PostgreSQL, one Celery "
-        "worker (prefork, fast engine) and beat, the rollups, and gunicorn (2 sync workers) serving device pages to "
+        "worker (prefork, fast engine) and beat, the rollups, and gunicorn (4 sync workers) serving device pages to "
         "a user who opens one every 5 s (alternately 1 day and 1 year: the page's HTML, then every graph's data over "
-        "2 connections; the batch endpoint `/api/series?graph=..` when the server has it, else one request per "
-        "graph). Measured once every switch had its first poll and one interval more. Criteria: every tick of every "
-        "switch polled (its `poller` point); every 5-minute and 1-hour rollup window of every interface's in_bps "
-        "and every switch's uptime written within one window of its end; first screen (8 graphs) p95 ≤ 300 ms and "
+        "3 connections, 20 graphs a request; the batch endpoint `/api/series?graph=..` when the server has it, "
+        "else one request per graph). Measured once every switch had its first poll and one interval more. "
+        "Criteria: every tick of every switch polled (its `poller` point); every 5-minute and 1-hour rollup "
+        "window of every interface's in_bps "
+        "and every switch's uptime written within one window of its end; first screen (6 graphs) p95 ≤ 300 ms and "
         "every graph p95 ≤ 1,000 ms from the page request, at 1 day and 1 year.\n",
         "| switches | minutes | measured | ticks expected / missed / failed / skipped | poll lateness p95 (s) "
         "| rollup schema | 5-min windows due / late / missing | 1-hour windows due / late / missing | verdict |",

@@ -118,7 +118,7 @@ def run_product(
     rounds_at_most: int = 3,
     replay_port: int | None = None,
 ) -> dict:
-    """The product's own poll path in process: monitor.polling.run_polls on batches, as a worker runs them.
+    """The product's own poll path in process: monitor.polling.run.run_polls on batches, as a worker runs them.
 
     Django (SQLite), Redis and InfluxDB are real; each batch claims, locks, polls concurrently, writes,
     records rows, syncs inventory when it changed and evaluates alerts. Needs bench.stack.configure first.
@@ -126,7 +126,7 @@ def run_product(
     from django.conf import settings
 
     from bench import stack
-    from monitor.polling import run_polls
+    from monitor.polling.run import run_polls
 
     batch = settings.MONITOR_POLL_BATCH
     tune_gc_for_polling()  # as in a Celery worker process (monitor/celery.py)

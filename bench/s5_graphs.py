@@ -55,7 +55,7 @@ def backfilled_year(influx, work: Path, device_key: str) -> dict:
     """Load the year's raw samples, then time the backfill (`manage.py rollup_backfill`'s work) over it."""
     from django.conf import settings
 
-    from monitor import services
+    from monitor.core import services
     from monitor.timeseries import backfill, client
 
     s5_year.buckets("bench_year")
@@ -112,7 +112,7 @@ def switch_page(influx, work: Path, env: dict[str, str]) -> dict:
     from django.contrib.auth import get_user_model
     from django.core.cache import cache
 
-    from monitor import services
+    from monitor.core import services
     from monitor.models import Device
 
     s5_year.buckets("bench_page")

@@ -65,7 +65,7 @@ def configure(
     from django.test.signals import setting_changed
 
     setting_changed.send(sender=None, setting="CACHES", value=settings.CACHES, enter=True)
-    from monitor import services
+    from monitor.core import services
 
     services.reset_clients()
     if fresh:
@@ -177,6 +177,6 @@ def field_values(
 
 def tick_of(device_id: int, interval: int, at: float) -> int:
     """The scheduled tick a sample taken at `at` belongs to."""
-    from monitor.scheduler import aligned_every, device_phase
+    from monitor.polling.scheduler import aligned_every, device_phase
 
     return aligned_every(interval, device_phase(device_id, interval)).current_tick(at)

@@ -1,4 +1,4 @@
-"""The Django project and app: devices, graphs, pages and Celery tasks."""
+"""The Django project: core, timeseries, devices, polling, graphs and alerts, each a package; imports flow that way."""
 
 from monitor.celery import app as celery_app
 

@@ -10,8 +10,10 @@ class MonitorConfig(AppConfig):
     def ready(self) -> None:
         from django.db.models.signals import post_save
 
-        from monitor import checks, ratelimit  # noqa: F401 (registers the system checks and login counting)
-        from monitor.inventory import forget_on_edit
+        from monitor import checks  # noqa: F401 (registers the system checks)
+        from monitor.core import ratelimit  # noqa: F401 (counts failed logins)
+        from monitor.devices import admin  # noqa: F401 (the device admin lives in monitor/devices/)
+        from monitor.devices.inventory import forget_on_edit
         from monitor.models import Device, Interface
 
         for model in (Device, Interface):

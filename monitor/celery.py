@@ -8,7 +8,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "monitor.settings")
 
 app = Celery("monitor")
 app.config_from_object("django.conf:settings", namespace="CELERY")
-app.autodiscover_tasks(["monitor"])
+app.autodiscover_tasks(["monitor.polling", "monitor.alerts"])
 
 
 @signals.worker_init.connect
@@ -23,7 +23,7 @@ def tune_garbage_collector(**kwargs) -> None:
 @signals.worker_init.connect
 def refuse_broken_profiles(**kwargs) -> None:
     """Workers validate device profiles once at start, like the web server's system check."""
-    from monitor.profiles import problems
+    from monitor.devices.profiles import problems
 
     found = problems()
     if found:

@@ -6,7 +6,19 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
 from collectors.snmptypes import SnmpTarget
-from monitor.secrets import EncryptedTextField
+from monitor.core.secrets import EncryptedTextField
+
+# What a poll writes on its device row (one prepared UPDATE per batch; read-only in the admin).
+POLL_STATUS_FIELDS = (
+    "last_poll_at",
+    "last_success_at",
+    "last_error",
+    "last_error_at",
+    "consecutive_failures",
+    "last_poll_duration_s",
+    "uptime_s",
+    "poll_warnings",
+)
 
 
 class Device(models.Model):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import dj_database_url
 
-from monitor.config import env, env_bool, env_float, env_int, env_list, secret_from_var
+from monitor.core.config import env, env_bool, env_float, env_int, env_list, secret_from_var
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env("MONITOR_VAR_DIR", str(BASE_DIR / "var")))
@@ -26,7 +26,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "monitor",
     "monitor.alerts",
-    "monitor.trees",
+    "monitor.graphs.trees",
 ]
 
 MIDDLEWARE = [
@@ -75,7 +75,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
-AUTHENTICATION_BACKENDS = ["monitor.ratelimit.RateLimitedModelBackend"]
+AUTHENTICATION_BACKENDS = ["monitor.core.ratelimit.RateLimitedModelBackend"]
 MONITOR_LOGIN_MAX_FAILURES = env_int("MONITOR_LOGIN_MAX_FAILURES", 5, minimum=1)
 MONITOR_LOGIN_LOCKOUT_S = env_int("MONITOR_LOGIN_LOCKOUT_S", 900, minimum=1)
 LOGIN_URL = "login"
@@ -138,14 +138,14 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
-CELERY_BEAT_SCHEDULER = "monitor.scheduler:DeviceScheduler"
+CELERY_BEAT_SCHEDULER = "monitor.polling.scheduler:DeviceScheduler"
 CELERY_TASK_DEFAULT_QUEUE = "celery"
 # Static periodic tasks (beside the per-device polls the scheduler builds): name -> {task, schedule, ...}.
 CELERY_BEAT_SCHEDULE: dict = {
     # Rollup windows are written by the polls that close them; this closes those of devices no longer polled.
-    "rollups-sweep": {"task": "monitor.timeseries.sweep", "schedule": 300.0, "options": {"expires": 240}},
+    "rollups-sweep": {"task": "monitor.polling.sweep", "schedule": 300.0, "options": {"expires": 240}},
 }
-CELERY_IMPORTS = ("monitor.timeseries.sweep",)
+CELERY_IMPORTS = ("monitor.polling.sweep",)
 # Alert mails: send what is due (retries with back-off included) even if no poll kicks the sender.
 CELERY_BEAT_SCHEDULE["alerts-send-pending"] = {
     "task": "alerts.send_pending",
@@ -185,7 +185,7 @@ MONITOR_POLL_BATCH = env_int("MONITOR_POLL_BATCH", 50, minimum=1)
 MONITOR_POLL_CONCURRENCY = env_int("MONITOR_POLL_CONCURRENCY", 64, minimum=1)
 MONITOR_WRITE_EVERY_S = env_float("MONITOR_WRITE_EVERY_S", 0.2, minimum=0.01)
 # A device with this many polls in a row without any answer is tried without retries, on ticks at least
-# MONITOR_UNREACHABLE_POLL_S apart, until it answers again (monitor/backoff.py).
+# MONITOR_UNREACHABLE_POLL_S apart, until it answers again (monitor/polling/backoff.py).
 MONITOR_UNREACHABLE_AFTER = env_int("MONITOR_UNREACHABLE_AFTER", 3, minimum=1)
 MONITOR_UNREACHABLE_POLL_S = env_int("MONITOR_UNREACHABLE_POLL_S", 60, minimum=1, maximum=86400)
 

@@ -4,8 +4,8 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from monitor import api, views
-from monitor.trees import views as tree_views
+from monitor.graphs import api, views
+from monitor.graphs.trees import views as tree_views
 
 urlpatterns = [
     path("", views.home, name="home"),

@@ -58,8 +58,8 @@ def stack_env(redis_url, influx, db_file, stack_dir) -> dict[str, str]:
     """Point this process's settings and cached clients at the test services; return the env for children."""
     from django.conf import settings
 
-    from monitor import services as monitor_services
     from monitor.celery import app
+    from monitor.core import services as monitor_services
 
     var = stack_dir / "var"
     var.mkdir(exist_ok=True)
@@ -156,7 +156,7 @@ def agent(stack_dir):
 @pytest.fixture
 def clean_backends(stack_env, influx):
     """Empty Redis and the InfluxDB buckets (raw and rollup tiers) before a test (device ids repeat across tests)."""
-    from monitor import services as monitor_services
+    from monitor.core import services as monitor_services
 
     monitor_services.redis_client().flushdb()
     body = json.dumps(

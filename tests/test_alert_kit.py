@@ -13,7 +13,7 @@ from aiosmtpd.controller import Controller
 from monitor.alerts.models import Rule
 from monitor.devstack.processes import free_port
 from monitor.models import Device
-from monitor.polling import run_poll
+from monitor.polling.run import run_poll
 
 HIGH = 120_000_000.0  # bytes/s on a 1 Gbit/s port: 96 % (above 80 % even in a poll interval that mixes rates)
 BASE = {f"1/g{i}-in": 1_250_000.0 * i for i in range(1, 9)}  # the agent's own rates (1 % for 1/g1)

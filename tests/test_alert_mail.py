@@ -11,7 +11,7 @@ from django.utils import timezone
 from monitor.alerts import defaults, delivery
 from monitor.alerts.models import AlertState, Event, Maintenance
 from monitor.devstack.processes import free_udp_port
-from monitor.polling import run_poll
+from monitor.polling.run import run_poll
 from tests import test_alert_kit as kit
 from tests.test_alert_kit import HIGH, make_switch, poll, prime, subjects, util_rule
 

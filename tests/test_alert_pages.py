@@ -6,8 +6,8 @@ import pytest
 from django.utils import timezone
 
 from monitor.alerts.models import AlertState, Event, Rule
+from monitor.graphs.trees.models import Tree, TreeNode, place_device
 from monitor.models import Device
-from monitor.trees.models import Tree, TreeNode, place_device
 
 pytestmark = pytest.mark.django_db
 

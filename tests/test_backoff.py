@@ -6,9 +6,10 @@ import time
 
 import pytest
 
-from monitor import backoff, services
+from monitor.core import services
 from monitor.models import Device
-from monitor.polling import BACKING_OFF, run_poll
+from monitor.polling import backoff
+from monitor.polling.run import BACKING_OFF, run_poll
 from tests.snmpfake import FakeAgent
 from tests.test_bad_snmp import device_mib
 

@@ -21,9 +21,9 @@ from django.utils import timezone
 from influxdb_client.client.write_api import SYNCHRONOUS
 
 from monitor.alerts.models import Maintenance, Rule
+from monitor.graphs.trees.models import AggregateGraph, ApiToken, Tree, TreeNode
 from monitor.models import Device, Graph, Interface
 from monitor.timeseries import client as tsclient
-from monitor.trees.models import AggregateGraph, ApiToken, Tree, TreeNode
 from tests import influxq
 
 pytestmark = pytest.mark.django_db
@@ -647,7 +647,7 @@ def test_device_strings_with_backslashes_are_written_and_found_as_they_are(store
     and tag_value() is applied wherever a device string becomes a tag, so rows and series agree."""
     from collectors.samples import Sample
     from collectors.tags import tag_value
-    from monitor import services
+    from monitor.core import services
 
     expected = "share/" if name == "share\\" else name
     assert tag_value(name) == expected

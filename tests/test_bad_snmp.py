@@ -509,7 +509,7 @@ def test_garbage_mid_poll_is_reported_and_writes_nothing_from_the_spoiled_walk(f
     assert SECRET not in "\n".join(second.errors)
 
 
-# --- The same through monitor.polling.run_poll: the device row, Redis and the real InfluxDB -------------------
+# --- The same through monitor.polling.run.run_poll: the device row, Redis and the real InfluxDB -------------------
 
 
 def silent_on(mib: Mib, column: str):
@@ -539,9 +539,9 @@ def influx_points(device_id: int) -> list[tuple[str, str, str, object]]:
 
 def spoiled_poll(fake, spoil) -> dict:
     """Two good polls of a fake switch through run_poll, then one whose octets walk is spoiled by `spoil`."""
-    from monitor import services
+    from monitor.core import services
     from monitor.models import Device
-    from monitor.polling import run_poll
+    from monitor.polling.run import run_poll
 
     mib = device_mib()
     agent = fake(mib)

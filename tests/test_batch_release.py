@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from monitor import services
+from monitor.core import services
 from monitor.models import Device
-from monitor.polling import RUNNING_KEY, run_polls
+from monitor.polling.run import RUNNING_KEY, run_polls
 from tests.snmpfake import FakeAgent
 from tests.test_bad_snmp import device_mib
 

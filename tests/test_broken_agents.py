@@ -5,12 +5,12 @@ import pytest
 from collectors.discovery import discover
 from collectors.poll import poll_device
 from collectors.snmptypes import SnmpTarget
-from monitor import aio
+from monitor.core import aio
+from monitor.devices.profiles import registry
 from monitor.devstack import services
 from monitor.devstack.processes import free_udp_port
 from monitor.models import Device
-from monitor.polling import run_poll
-from monitor.profiles import registry
+from monitor.polling.run import run_poll
 
 FASTPATH = "1.3.6.1.4.1.674.10895.5000.2.6132.1.1.1.1.4"
 GARBAGE_HEX = (b"\x00\xff<script>alert(1)</script>\x1b[31m\xfe").hex()

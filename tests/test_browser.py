@@ -4,9 +4,9 @@ import time
 
 import pytest
 
+from monitor.graphs.trees.models import Tree, TreeNode, place_device
 from monitor.models import Device, Graph
-from monitor.polling import run_poll
-from monitor.trees.models import Tree, TreeNode, place_device
+from monitor.polling.run import run_poll
 from tests.browser import chromium_page, log_in, scroll_until_drawn
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -8,9 +8,9 @@ import pytest
 from django.conf import settings
 from influxdb_client.client.write_api import SYNCHRONOUS
 
+from monitor.graphs.trees.models import Tree, TreeNode, place_device
 from monitor.models import Device, Graph, Interface
 from monitor.timeseries import client as tsclient
-from monitor.trees.models import Tree, TreeNode, place_device
 from tests.browser import chromium_page, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -10,10 +10,10 @@ import snmpsim_data
 from collectors.discovery import discover
 from collectors.poll import poll_device
 from collectors.snmptypes import SnmpTarget
-from monitor import aio
+from monitor.core import aio
+from monitor.devices.profiles import registry
 from monitor.devstack import services
 from monitor.devstack.processes import free_udp_port
-from monitor.profiles import registry
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "snmprec"
 PACKAGE = Path(snmpsim_data.__file__).parent / "data"

@@ -7,10 +7,10 @@ import pytest
 
 from monitor.devstack import fleet, services
 from monitor.devstack.processes import free_udp_port
-from monitor.graphtemplates import TEMPLATES
 from monitor.models import Device, Interface
-from monitor.polling import run_poll
+from monitor.polling.run import run_poll
 from monitor.timeseries import series as ts_series
+from monitor.timeseries.templates import TEMPLATES
 
 pytestmark = pytest.mark.django_db
 WRAP = 2**32

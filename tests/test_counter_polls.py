@@ -12,10 +12,10 @@ from collectors.poll import poll_device
 from collectors.profiles import Metric, Profile
 from collectors.samples import CounterState
 from collectors.snmptypes import SnmpTarget
-from monitor import aio
+from monitor.core import aio
+from monitor.devices.profiles import registry
 from monitor.devstack import fleet, services
 from monitor.devstack.processes import free_udp_port
-from monitor.profiles import registry
 from tests.conftest import Agent
 
 MBIT = 1_000_000

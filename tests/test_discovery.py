@@ -8,10 +8,10 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from monitor import aio
+from monitor.core import aio
 from monitor.devstack.processes import free_udp_port
 from monitor.models import Device, Graph, Interface
-from monitor.polling import run_poll
+from monitor.polling.run import run_poll
 from tests.test_admin_devices import ADD_URL, form, management_data
 
 pytestmark = pytest.mark.django_db
@@ -129,8 +129,8 @@ def test_equallogic_volume_latency_is_delta_latency_over_delta_ops(agent, clean_
     assert run_poll(device.pk) == "ok"
     time.sleep(2)
     from collectors.poll import poll_device
-    from monitor import services
-    from monitor.profiles import registry
+    from monitor.core import services
+    from monitor.devices.profiles import registry
 
     device.refresh_from_db()
     assert device.profile == "dell-equallogic"

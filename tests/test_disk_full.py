@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from django.conf import settings as django_settings
 
-from monitor import services
+from monitor.core import services
 from monitor.devstack.processes import free_port
 from monitor.models import Device
-from monitor.polling import run_poll, run_polls
-from monitor.pollrecord import LOST, SPOOLED
+from monitor.polling.records import LOST, SPOOLED
+from monitor.polling.run import run_poll, run_polls
 from tests import influxq
 from tests.test_admin_devices import ADD_URL, form, management_data
 
@@ -211,7 +211,7 @@ def test_a_database_on_a_full_disk_gives_a_clear_error_and_the_samples_still_rea
 ):
     from django.db import connection
 
-    from monitor import tasks
+    from monitor.polling import tasks
 
     switch = Device.objects.create(
         name="db-switch", host="127.0.0.1", port=agent.port, community="switch", poll_interval_s=2, timeout_s=1.0

@@ -5,13 +5,13 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from monitor import services
+from monitor.core import services
 from monitor.devstack import services as devstack
 from monitor.devstack.processes import free_port, free_udp_port
-from monitor.graphtemplates import TEMPLATES
 from monitor.models import Device
-from monitor.polling import RUNNING_KEY, run_poll
+from monitor.polling.run import RUNNING_KEY, run_poll
 from monitor.timeseries import series
+from monitor.timeseries.templates import TEMPLATES
 from tests import influxq
 from tests.conftest import start_celery, wait_for
 
@@ -145,7 +145,7 @@ def test_a_locked_database_gives_a_clear_error_not_an_exception(agent, clean_bac
 
     from django.db import connection
 
-    from monitor import tasks
+    from monitor.polling import tasks
 
     device = Device.objects.create(
         name="locked", host="127.0.0.1", port=agent.port, community="switch", poll_interval_s=2, timeout_s=1.0

@@ -10,9 +10,9 @@ import pytest
 from django.conf import settings
 from influxdb_client.client.write_api import SYNCHRONOUS
 
+from monitor.graphs.trees.models import AggregateGraph, ApiToken, Tree, TreeNode, place_device
 from monitor.models import Device, Graph, Interface
 from monitor.timeseries import client as tsclient
-from monitor.trees.models import AggregateGraph, ApiToken, Tree, TreeNode, place_device
 
 pytestmark = pytest.mark.django_db
 

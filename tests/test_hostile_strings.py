@@ -12,9 +12,9 @@ from monitor.alerts import delivery
 from monitor.alerts.models import Event, Rule
 from monitor.devstack import fleet, services
 from monitor.devstack.processes import free_udp_port
+from monitor.graphs.trees.models import DashboardItem, Tree, TreeNode, place_device
 from monitor.models import Device, Graph, Interface
-from monitor.polling import run_poll
-from monitor.trees.models import DashboardItem, Tree, TreeNode, place_device
+from monitor.polling.run import run_poll
 from tests.browser import chromium_page, log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

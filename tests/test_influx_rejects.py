@@ -7,7 +7,7 @@ import time
 import pytest
 
 from collectors.influx import REJECTED_DIR, InfluxWriter, WriteResult
-from monitor.pollrecord import REJECTED, write_error
+from monitor.polling.records import REJECTED, write_error
 from tests import influxq
 
 

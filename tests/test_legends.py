@@ -7,11 +7,11 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from monitor.graphtemplates import TEMPLATES
 from monitor.timeseries import aggregates, series
 from monitor.timeseries.flux import Member, Plot
 from monitor.timeseries.history import HistoryWriter
 from monitor.timeseries.plan import Window
+from monitor.timeseries.templates import TEMPLATES
 from tests.tsbuckets import own_buckets, port_polls
 
 TRAFFIC = TEMPLATES["traffic"]

@@ -7,10 +7,10 @@ import pytest
 
 from collectors.lineprotocol import format_sample
 from collectors.samples import Sample
-from monitor import services
-from monitor.graphtemplates import TEMPLATES
+from monitor.core import services
 from monitor.timeseries import series
 from monitor.timeseries.flux import Member, Params, series_predicate
+from monitor.timeseries.templates import TEMPLATES
 
 
 def test_tag_values_are_escaped_and_field_types_are_stable():

@@ -7,9 +7,9 @@ import time
 
 import pytest
 
+from monitor.graphs.trees.models import Tree, TreeNode, place_device
 from monitor.models import Device, Graph
 from monitor.timeseries.history import HistoryWriter
-from monitor.trees.models import Tree, TreeNode, place_device
 from tests.test_bad_input import influx_queries
 from tests.tsbuckets import port_polls
 
@@ -21,7 +21,7 @@ DAY = 86400
 @pytest.fixture
 def page(clean_backends, tmp_path):
     """A 16-port switch with 40 days of history (rollups only past the raw bucket's two weeks), polled every 60 s."""
-    from monitor import services
+    from monitor.core import services
 
     device = Device.objects.create(name="page-switch", host="127.0.0.1", community="x", poll_interval_s=60)
     graphs = []

@@ -5,11 +5,11 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from monitor import services
-from monitor.graphtemplates import TEMPLATES
+from monitor.core import services
 from monitor.models import Device, Graph, Interface
-from monitor.polling import run_poll
+from monitor.polling.run import run_poll
 from monitor.timeseries import series as ts_series
+from monitor.timeseries.templates import TEMPLATES
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("snmp_engine")]
 

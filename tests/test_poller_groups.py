@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from monitor import services
+from monitor.core import services
 from monitor.models import Device
 from tests.conftest import start_celery, wait_for
 

@@ -9,7 +9,7 @@ from django.core.management.base import SystemCheckError
 from collectors.metrics import ValueProblem, to_number
 from collectors.profiles import BUILTIN_DIR, Metric, ProfileError, load_profiles, load_profiles_collecting
 from collectors.snmptypes import SnmpValue
-from monitor import profiles as monitor_profiles
+from monitor.devices import profiles as monitor_profiles
 
 CPU_OLD = "    5 Secs ( 96.4918%)   60 Secs ( 54.2271%)  300 Secs ( 38.2591%)"
 CPU_NEW = "5 Sec (6.99%),    1 Min (6.72%),   5 Min (9.06%)"

@@ -14,10 +14,11 @@ from collectors.influx import InfluxWriter, WriteResult
 from collectors.rollup import Windows
 from collectors.samples import CounterState
 from collectors.state import OPEN_KEY
-from monitor import services
+from monitor.core import services
 from monitor.models import Device
-from monitor.polling import run_poll
-from monitor.timeseries import client, sweep, tiers
+from monitor.polling import sweep
+from monitor.polling.run import run_poll
+from monitor.timeseries import client, tiers
 from monitor.timeseries.history import HistoryWriter
 from tests import influxq
 from tests.tsbuckets import own_buckets, port_polls

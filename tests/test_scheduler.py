@@ -6,7 +6,7 @@ import pytest
 
 from monitor.celery import app
 from monitor.models import Device
-from monitor.scheduler import aligned_every, device_phase
+from monitor.polling.scheduler import aligned_every, device_phase
 from tests import influxq
 from tests.conftest import start_celery, wait_for
 

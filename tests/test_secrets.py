@@ -20,12 +20,12 @@ from django.utils import timezone
 
 from collectors.influx import InfluxWriter
 from collectors.samples import Sample
-from monitor import services
 from monitor.alerts import delivery
 from monitor.alerts.models import AlertState, Event, MailServer, Rule
+from monitor.core import services
 from monitor.devstack.processes import free_port
 from monitor.models import Device, Graph
-from monitor.polling import run_poll
+from monitor.polling.run import run_poll
 from tests.conftest import REPO
 from tests.test_alert_kit import Sink
 

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_login_is_refused_after_repeated_failures(client, django_user_model, stack_env, settings):
-    from monitor import services
+    from monitor.core import services
 
     services.redis_client().flushdb()
     settings.MONITOR_LOGIN_MAX_FAILURES = 3

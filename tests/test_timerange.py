@@ -4,7 +4,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from monitor.timerange import RangeError, parse_range
+from monitor.graphs.timerange import RangeError, parse_range
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
 

@@ -6,9 +6,9 @@ import pytest
 from django.contrib import admin
 from django.test import RequestFactory
 
+from monitor.graphs.trees.admin import DevicePlacementInline
+from monitor.graphs.trees.models import ApiToken, Tree, TreeNode
 from monitor.models import Device
-from monitor.trees.admin import DevicePlacementInline
-from monitor.trees.models import ApiToken, Tree, TreeNode
 
 pytestmark = pytest.mark.django_db
 

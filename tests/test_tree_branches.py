@@ -3,8 +3,8 @@
 import pytest
 
 from monitor.alerts.scopes import branches_supported, devices_under_branch
+from monitor.graphs.trees.models import Tree, TreeNode
 from monitor.models import Device
-from monitor.trees.models import Tree, TreeNode
 
 pytestmark = pytest.mark.django_db
 

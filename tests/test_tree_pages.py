@@ -9,10 +9,10 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from influxdb_client.client.write_api import SYNCHRONOUS
 
+from monitor.graphs.trees.models import DashboardItem, Tree, TreeNode, place_device
+from monitor.graphs.views import alerts_panel
 from monitor.models import Device, Graph, Interface
 from monitor.timeseries import client as tsclient
-from monitor.trees.models import DashboardItem, Tree, TreeNode, place_device
-from monitor.views import alerts_panel
 
 pytestmark = pytest.mark.django_db
 EVIL = "<b>port 3</b>"

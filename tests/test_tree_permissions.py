@@ -11,11 +11,11 @@ from django.contrib.auth.models import Group, Permission
 from django.utils import timezone
 from influxdb_client.client.write_api import SYNCHRONOUS
 
-from monitor.access import Access
 from monitor.alerts.models import AlertState, Event, Maintenance, Rule
+from monitor.graphs.access import Access
+from monitor.graphs.trees.models import AggregateGraph, ApiToken, DashboardItem, Tree, TreeNode, place_device
 from monitor.models import Device, Graph, Interface
 from monitor.timeseries import client as tsclient
-from monitor.trees.models import AggregateGraph, ApiToken, DashboardItem, Tree, TreeNode, place_device
 
 pytestmark = pytest.mark.django_db
 NAMES = ("net-switch", "store-array", "hidden-box", "secret-box")

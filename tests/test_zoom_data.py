@@ -8,12 +8,12 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from monitor.graphtemplates import TEMPLATES
 from monitor.timeseries import aggregates, client, tiers
 from monitor.timeseries.flux import Member, Plot
 from monitor.timeseries.history import HistoryWriter
 from monitor.timeseries.plan import Window
 from monitor.timeseries.series import read
+from monitor.timeseries.templates import TEMPLATES
 from tests.tsbuckets import own_buckets, port_polls
 
 BASE = "yeartest"

@@ -10,7 +10,7 @@ from django.conf import settings
 
 from collectors.influx import InfluxWriter
 from collectors.samples import Sample
-from monitor import services
+from monitor.core import services
 from monitor.timeseries import client, tiers
 from monitor.timeseries.history import HistoryWriter
 

@@ -11,6 +11,6 @@ class AlertsConfig(AppConfig):
 
     def ready(self) -> None:
         from monitor.alerts import evaluator, tasks  # noqa: F401 - tasks registers the Celery tasks
-        from monitor.signals import polls_finished
+        from monitor.polling.signals import polls_finished
 
         polls_finished.connect(evaluator.on_polls_finished, dispatch_uid="alerts-evaluate")

@@ -12,7 +12,7 @@ from django.utils import timezone
 from monitor.alerts import engine, scopes
 from monitor.alerts.models import AlertState, Event, Rule
 from monitor.alerts.rules import METRICS, comparable, observe
-from monitor.signals import PollEvent
+from monitor.polling.signals import PollEvent
 
 log = logging.getLogger(__name__)
 

@@ -10,11 +10,11 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 
-from monitor.access import Access, branch_header
 from monitor.alerts.models import Maintenance, Rule
 from monitor.alerts.rules import METRICS
 from monitor.alerts.scopes import branches_supported
-from monitor.formfields import CheckedModelMultipleChoiceField
+from monitor.core.formfields import CheckedModelMultipleChoiceField
+from monitor.graphs.access import Access, branch_header
 from monitor.models import Device
 
 
@@ -32,7 +32,7 @@ class VisibleChoices:
         branch = self.cleaned_data.get("branch", "")
         if not branch or not branches_supported():
             return branch  # clean() says when there are no trees to name a branch of
-        from monitor.trees.models import TreeNode
+        from monitor.graphs.trees.models import TreeNode
 
         nodes = TreeNode.objects.all() if self.access is None else self.access.nodes()
         node_id = branch_header(nodes, branch)

@@ -7,8 +7,8 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
 from monitor.alerts.rules import METRIC_CHOICES
+from monitor.core.secrets import EncryptedTextField
 from monitor.models import Device
-from monitor.secrets import EncryptedTextField
 
 
 class Rule(models.Model):

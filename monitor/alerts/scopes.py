@@ -1,4 +1,4 @@
-"""Which rules apply to a device, tree branches (only when monitor.trees is installed) and maintenance."""
+"""Which rules apply to a device, tree branches (only when monitor.graphs.trees is installed) and maintenance."""
 
 from __future__ import annotations
 
@@ -13,24 +13,24 @@ log = logging.getLogger(__name__)
 
 def branches_supported() -> bool:
     """True when the graph-trees app is installed and can list the devices under a branch."""
-    if not apps.is_installed("monitor.trees"):
+    if not apps.is_installed("monitor.graphs.trees"):
         return False
     try:
-        from monitor import trees  # optional app, another team's
+        from monitor.graphs import trees  # optional app, another team's
     except ImportError:
         return False
     return callable(getattr(trees, "device_ids_under", None))
 
 
 def devices_under_branch(branch: str) -> set[int]:
-    """Device ids under a graph-tree branch; empty unless the monitor.trees app is installed.
+    """Device ids under a graph-tree branch; empty unless the monitor.graphs.trees app is installed.
 
-    Expects monitor.trees to offer `device_ids_under(branch: str) -> Iterable[int]`.
+    Expects monitor.graphs.trees to offer `device_ids_under(branch: str) -> Iterable[int]`.
     """
     if not branch or not branches_supported():
         return set()
     try:
-        from monitor import trees  # optional app, another team's
+        from monitor.graphs import trees  # optional app, another team's
 
         return {int(i) for i in trees.device_ids_under(branch)}
     except Exception as exc:  # the trees app is another team's: never let it break alerting

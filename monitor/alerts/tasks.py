@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from monitor import services
 from monitor.alerts import delivery
+from monitor.core import services
 
 RETRY_KEY = "alerts:retry-scheduled"
 

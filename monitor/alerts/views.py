@@ -1,6 +1,6 @@
 """Pages: current alerts (acknowledge), history by device, rule and maintenance forms, device defaults.
 
-Every page shows only the devices the user may read (monitor.access); what they may not read is a 404.
+Every page shows only the devices the user may read (monitor.graphs.access); what they may not read is a 404.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
-from monitor.access import Access, access_for
 from monitor.alerts import defaults, delivery
 from monitor.alerts.forms import MaintenanceForm, RuleForm
 from monitor.alerts.models import AlertState, Event, Maintenance, Rule
-from monitor.ids import parse_id
+from monitor.core.ids import parse_id
+from monitor.graphs.access import Access, access_for
 
 
 def _visible_maintenance(access: Access):

@@ -2,7 +2,7 @@
 
 import django.core.validators
 import django.db.models.deletion
-import monitor.secrets
+import monitor.core.secrets
 from django.db import migrations, models
 
 
@@ -22,13 +22,13 @@ class Migration(migrations.Migration):
                 ('host', models.CharField(help_text='IPv4 or IPv6 address, or DNS name.', max_length=255)),
                 ('port', models.PositiveIntegerField(default=161, validators=[django.core.validators.MinValueValidator(1), django.core.validators.MaxValueValidator(65535)])),
                 ('snmp_version', models.CharField(choices=[('1', 'SNMP v1'), ('2c', 'SNMP v2c'), ('3', 'SNMP v3')], default='2c', max_length=2)),
-                ('community', monitor.secrets.EncryptedTextField(blank=True, default='')),
+                ('community', monitor.core.secrets.EncryptedTextField(blank=True, default='')),
                 ('v3_user', models.CharField(blank=True, default='', max_length=64, verbose_name='SNMPv3 user')),
                 ('v3_security_level', models.CharField(choices=[('noAuthNoPriv', 'noAuthNoPriv'), ('authNoPriv', 'authNoPriv'), ('authPriv', 'authPriv')], default='authPriv', max_length=12, verbose_name='SNMPv3 security level')),
                 ('v3_auth_protocol', models.CharField(blank=True, choices=[('MD5', 'MD5'), ('SHA', 'SHA-1'), ('SHA224', 'SHA-224'), ('SHA256', 'SHA-256'), ('SHA384', 'SHA-384'), ('SHA512', 'SHA-512')], default='SHA256', max_length=8, verbose_name='auth protocol')),
-                ('v3_auth_key', monitor.secrets.EncryptedTextField(blank=True, default='', verbose_name='auth key')),
+                ('v3_auth_key', monitor.core.secrets.EncryptedTextField(blank=True, default='', verbose_name='auth key')),
                 ('v3_priv_protocol', models.CharField(blank=True, choices=[('DES', 'DES'), ('AES128', 'AES-128'), ('AES192', 'AES-192'), ('AES256', 'AES-256')], default='AES128', max_length=8, verbose_name='privacy protocol')),
-                ('v3_priv_key', monitor.secrets.EncryptedTextField(blank=True, default='', verbose_name='privacy key')),
+                ('v3_priv_key', monitor.core.secrets.EncryptedTextField(blank=True, default='', verbose_name='privacy key')),
                 ('timeout_s', models.FloatField(default=2.0, validators=[django.core.validators.MinValueValidator(0.1), django.core.validators.MaxValueValidator(60)], verbose_name='timeout (s)')),
                 ('retries', models.PositiveSmallIntegerField(default=1, validators=[django.core.validators.MaxValueValidator(10)])),
                 ('max_repetitions', models.PositiveSmallIntegerField(default=25, help_text='GETBULK max-repetitions; lower it for agents that answer large requests badly.', validators=[django.core.validators.MinValueValidator(1), django.core.validators.MaxValueValidator(100)])),

@@ -1,1 +1,1 @@
-"""Time series: the InfluxDB tiers and buckets, the rollup backfill and sweep, and the queries pages read."""
+"""Time series: the InfluxDB tiers and buckets, the graph templates, the rollup backfill, and the queries pages read."""

@@ -14,8 +14,8 @@ from influxdb_client import InfluxDBClient
 from collectors.influx import InfluxWriter, WriteResult
 from collectors.lineprotocol import series_key
 from collectors.rollup import Windows
-from monitor.graphtemplates import ROLLUP_TOTALS
 from monitor.timeseries.client import run
+from monitor.timeseries.templates import ROLLUP_TOTALS
 
 # Every field of one device, without the window columns (integer fields, states and counts, are skipped in
 # Python: the same filter in Flux is not pushed down and made the read 11 times slower).

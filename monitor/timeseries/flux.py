@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from monitor.graphtemplates import GraphTemplate
+from monitor.timeseries.templates import GraphTemplate
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from collectors.influx import InfluxWriter, WriteResult
 from collectors.lineprotocol import format_samples, series_key
 from collectors.rollup import Windows
 from collectors.samples import Sample
-from monitor.graphtemplates import ROLLUP_TOTALS
+from monitor.timeseries.templates import ROLLUP_TOTALS
 
 
 class HistoryWriter:

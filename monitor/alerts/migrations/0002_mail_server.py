@@ -3,7 +3,7 @@
 import django.core.validators
 from django.db import migrations, models
 
-import monitor.secrets
+import monitor.core.secrets
 
 
 class Migration(migrations.Migration):
@@ -53,7 +53,7 @@ class Migration(migrations.Migration):
                         blank=True, default="", help_text="Empty: no login.", max_length=254, verbose_name="user"
                     ),
                 ),
-                ("password", monitor.secrets.EncryptedTextField(blank=True, default="")),
+                ("password", monitor.core.secrets.EncryptedTextField(blank=True, default="")),
                 (
                     "from_email",
                     models.CharField(

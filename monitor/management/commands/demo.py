@@ -89,7 +89,7 @@ class Command(BaseCommand):
 
     def _use_backends(self, env: dict[str, str]) -> None:
         """This process talks to the services it started too (device signals, the history writer)."""
-        from monitor import services as clients
+        from monitor.core import services as clients
 
         for name in ("REDIS_URL", "INFLUXDB_URL", "INFLUXDB_TOKEN", "INFLUXDB_ORG", "INFLUXDB_BUCKET"):
             if name in env:
@@ -201,9 +201,9 @@ class Command(BaseCommand):
             from django.db import connection
 
             from collectors.influx import InfluxWriter
+            from monitor.devices.profiles import registry
             from monitor.devstack import history
             from monitor.models import Device
-            from monitor.profiles import registry
             from monitor.timeseries import tiers
 
             try:

@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandError
 from collectors.discovery import discover
 from collectors.poll import poll_device
 from collectors.snmptypes import SnmpError, SnmpTarget
-from monitor.profiles import registry
+from monitor.devices.profiles import registry
 
 AUTH = ["MD5", "SHA", "SHA224", "SHA256", "SHA384", "SHA512"]
 PRIV = ["DES", "AES128", "AES192", "AES256"]

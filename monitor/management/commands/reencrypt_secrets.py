@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import models, transaction
 from django.db.models.functions import Cast
 
-from monitor.secrets import UndecryptableSecret, decrypt_strict, encrypted_fields, on_current_key
+from monitor.core.secrets import UndecryptableSecret, decrypt_strict, encrypted_fields, on_current_key
 
 
 class Command(BaseCommand):

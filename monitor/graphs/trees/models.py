@@ -14,7 +14,7 @@ from monitor.models import Device, Graph
 
 
 class Tree(models.Model):
-    """A named tree of headers, devices and graphs; its read grants decide who sees it (monitor/access.py)."""
+    """A named tree of headers, devices and graphs; its read grants decide who sees it (monitor/graphs/access.py)."""
 
     name = models.CharField(max_length=100, unique=True)
     position = models.PositiveIntegerField(default=0)
@@ -42,7 +42,7 @@ class AggregateGraph(models.Model):
         return self.title
 
     def clean(self) -> None:
-        from monitor.graphtemplates import TEMPLATES
+        from monitor.timeseries.templates import TEMPLATES
 
         if self.template not in TEMPLATES:
             raise ValidationError({"template": f"unknown graph template {self.template!r}"})

@@ -10,9 +10,9 @@ from django.http import HttpRequest, JsonResponse
 from django.urls import reverse
 from django.utils import timezone
 
-from monitor.graphtemplates import TEMPLATES
+from monitor.graphs.timerange import PRESETS, RangeError
 from monitor.models import Graph
-from monitor.timerange import PRESETS, RangeError
+from monitor.timeseries.templates import TEMPLATES
 
 GROUPS = {"interface": "ports", "system": "system", "sensor": "system", "volume": "storage", "disk_io": "storage"}
 GROUP_ORDER = ("ports", "system", "storage", "other")
@@ -108,7 +108,7 @@ def api_auth(view: Callable) -> Callable:
     @functools.wraps(view)
     def wrapper(request: HttpRequest, *args, **kwargs):
         if not request.user.is_authenticated:
-            from monitor.trees.models import ApiToken
+            from monitor.graphs.trees.models import ApiToken
 
             header = request.headers.get("Authorization", "")
             token = None

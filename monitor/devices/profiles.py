@@ -23,7 +23,7 @@ def registry() -> dict[str, Profile]:
 
 def problems() -> list[str]:
     """Every problem in the profile files, plus graph templates a profile offers but nobody defines."""
-    from monitor.graphtemplates import TEMPLATES
+    from monitor.timeseries.templates import TEMPLATES
 
     profiles, errors = load_profiles_collecting(directories())
     for profile in profiles.values():

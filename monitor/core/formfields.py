@@ -6,11 +6,11 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.db import models
 
-from monitor.ids import parse_id
+from monitor.core.ids import parse_id
 
 
 class CheckedModelMultipleChoiceField(forms.ModelMultipleChoiceField):
-    """A multiple choice of rows whose ids are checked with monitor.ids.parse_id first.
+    """A multiple choice of rows whose ids are checked with monitor.core.ids.parse_id first.
 
     Django looks the chosen ids up with `pk__in`, which SQLite (and PostgreSQL) refuse with an
     OverflowError or DataError for an integer beyond 64 bits: a 500 for a tampered form. Here such an

@@ -9,28 +9,16 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from collectors.discovery import Discovery
 from collectors.influx import WriteResult
 from collectors.poll import PollResult
 from collectors.samples import Sample
-from monitor import services
-from monitor.inventory import sync_ports
-from monitor.models import Device
+from monitor.core import services
+from monitor.models import POLL_STATUS_FIELDS, Device
 
 log = logging.getLogger(__name__)
 SPOOLED = "InfluxDB unavailable: samples are buffered on disk and will be written later"
 LOST = "InfluxDB unavailable and the spool is full or not writable: samples of this poll are lost"
 REJECTED = "InfluxDB refused this poll's samples as invalid: they are kept in spool/rejected (see the log)"
-SUCCESS_FIELDS = (
-    "last_poll_at",
-    "last_success_at",
-    "last_error",
-    "last_error_at",
-    "consecutive_failures",
-    "last_poll_duration_s",
-    "uptime_s",
-    "poll_warnings",
-)
 
 
 def poller_sample(key: str, result: PollResult | None, tick: int | None, finished_at: float) -> Sample:
@@ -42,24 +30,6 @@ def poller_sample(key: str, result: PollResult | None, tick: int | None, finishe
         fields["tick"] = int(tick)
         fields["lateness_s"] = float(max(0.0, finished_at - result.duration_s - tick))
     return Sample("poller", {"device": key}, fields, finished_at)
-
-
-def record_discovery(device: Device, found: Discovery) -> None:
-    """Store identity and profile on the device and create its port rows."""
-    identity = found.identity
-    fields = {
-        "profile": found.profile,
-        "profile_reason": found.matched_by[:200],
-        "sys_descr": identity.sys_descr,
-        "sys_object_id": identity.sys_object_id[:200],
-        "sys_name": identity.sys_name,
-        "rediscover": False,
-        "discovered_at": timezone.now(),
-    }
-    Device.objects.filter(pk=device.pk).update(**fields)
-    for name, value in fields.items():
-        setattr(device, name, value)
-    sync_ports(device, found.ports)
 
 
 def write_error(written: WriteResult | bool) -> str:
@@ -82,8 +52,8 @@ def record_successes(polled: list[tuple[Device, PollResult, WriteResult | bool]]
         device.last_poll_duration_s, device.uptime_s = result.duration_s, result.uptime_s
         device.poll_warnings = "\n".join(result.errors)[:4000]
     table, quote = Device._meta.db_table, connection.ops.quote_name
-    columns = ", ".join(f"{quote(Device._meta.get_field(name).column)} = %s" for name in SUCCESS_FIELDS)
-    fields = [Device._meta.get_field(name) for name in SUCCESS_FIELDS]
+    columns = ", ".join(f"{quote(Device._meta.get_field(name).column)} = %s" for name in POLL_STATUS_FIELDS)
+    fields = [Device._meta.get_field(name) for name in POLL_STATUS_FIELDS]
     rows = [[*(f.get_db_prep_save(getattr(d, f.attname), connection) for f in fields), d.pk] for d, _, _ in polled]
     with transaction.atomic(), connection.cursor() as cursor:
         # One prepared statement for the batch: bulk_update's CASE WHEN costs more CPU than the polls it records.

@@ -5,11 +5,14 @@ from __future__ import annotations
 import hashlib
 import logging
 
+from django.utils import timezone
+
+from collectors.discovery import Discovery
 from collectors.interfaces import COUNTER_GROUPS, Port
 from collectors.profiles import IF_COUNTER_GROUPS, Profile
 from collectors.samples import Sample
-from monitor.graphtemplates import TEMPLATES, GraphTemplate
 from monitor.models import Device, Graph, Interface, InterfaceRename
+from monitor.timeseries.templates import TEMPLATES, GraphTemplate
 
 TRACKED = ("if_index", "alias", "speed_bps", "oper_up", "hc_counters")
 DEFAULT_OFFERS = ("traffic",)  # a device without a profile still gets its traffic graphs
@@ -137,10 +140,28 @@ def _title(template: GraphTemplate, instance: str) -> str:
 
 def forget_on_edit(sender, instance, **kwargs) -> None:
     """post_save/post_delete receiver: an edited port or device is compared with its rows at its next poll."""
-    from monitor import services
+    from monitor.core import services
 
     device_id = instance.device_id if isinstance(instance, Interface) else instance.pk
     try:
         forget(services.redis_client(), device_id)
     except Exception as exc:  # Redis away: the key expires by itself within SEEN_TTL_S
         log.warning("could not mark device %s for an inventory check: %s", device_id, type(exc).__name__)
+
+
+def record_discovery(device: Device, found: Discovery) -> None:
+    """Store identity and profile on the device and create its port rows."""
+    identity = found.identity
+    fields = {
+        "profile": found.profile,
+        "profile_reason": found.matched_by[:200],
+        "sys_descr": identity.sys_descr,
+        "sys_object_id": identity.sys_object_id[:200],
+        "sys_name": identity.sys_name,
+        "rediscover": False,
+        "discovered_at": timezone.now(),
+    }
+    Device.objects.filter(pk=device.pk).update(**fields)
+    for name, value in fields.items():
+        setattr(device, name, value)
+    sync_ports(device, found.ports)

@@ -17,7 +17,7 @@ from django.db.models import CharField, Q, QuerySet
 from django.db.models.functions import Cast
 from django.http import HttpRequest
 
-from monitor.ids import parse_id
+from monitor.core.ids import parse_id
 from monitor.models import Device, Graph
 
 _CACHE = "_monitor_access"
@@ -36,7 +36,7 @@ class Access:
         self.everything = sees_everything(user)
 
     def trees(self) -> QuerySet:
-        from monitor.trees.models import Tree
+        from monitor.graphs.trees.models import Tree
 
         if self.everything:
             return Tree.objects.all()
@@ -48,7 +48,7 @@ class Access:
 
     def _placed(self, kind: str) -> QuerySet:
         """Ids of the objects of one kind placed as nodes in a readable tree (a subquery)."""
-        from monitor.trees.models import TreeNode
+        from monitor.graphs.trees.models import TreeNode
 
         return TreeNode.objects.filter(tree__in=self.trees(), kind=kind).values(f"{kind}_id")
 
@@ -63,7 +63,7 @@ class Access:
         return Graph.objects.filter(Q(device_id__in=self._placed("device")) | Q(pk__in=self._placed("graph")))
 
     def aggregates(self) -> QuerySet:
-        from monitor.trees.models import AggregateGraph
+        from monitor.graphs.trees.models import AggregateGraph
 
         if self.everything:
             return AggregateGraph.objects.all()
@@ -71,7 +71,7 @@ class Access:
 
     def nodes(self) -> QuerySet:
         """Tree nodes (headers included) of the readable trees."""
-        from monitor.trees.models import TreeNode
+        from monitor.graphs.trees.models import TreeNode
 
         return TreeNode.objects.filter(tree__in=self.trees())
 

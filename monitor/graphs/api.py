@@ -11,15 +11,15 @@ import orjson
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_GET
 
-from monitor.access import Access, access_for
-from monitor.graphtemplates import TEMPLATES, GraphTemplate
-from monitor.ids import parse_id
+from monitor.core.ids import parse_id
+from monitor.graphs.access import Access, access_for
+from monitor.graphs.timerange import RangeError, TimeRange, parse_range
+from monitor.graphs.viewhelpers import api_auth, json_error, neutral_cell, parse_points
 from monitor.models import Graph, Interface
-from monitor.timerange import RangeError, TimeRange, parse_range
 from monitor.timeseries import aggregates, series, top
 from monitor.timeseries.flux import Member, Plot
 from monitor.timeseries.plan import MAX_POINTS, Window
-from monitor.viewhelpers import api_auth, json_error, neutral_cell, parse_points
+from monitor.timeseries.templates import TEMPLATES, GraphTemplate
 
 log = logging.getLogger(__name__)
 UNAVAILABLE = "the time-series database is not answering; try again shortly"

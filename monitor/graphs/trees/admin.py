@@ -5,9 +5,9 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 
-from monitor.admin import DeviceAdmin
-from monitor.formfields import CHECKED_MANY_TO_MANY
-from monitor.trees.models import AggregateGraph, ApiToken, DashboardItem, Tree, TreeNode
+from monitor.core.formfields import CHECKED_MANY_TO_MANY
+from monitor.devices.admin import DeviceAdmin
+from monitor.graphs.trees.models import AggregateGraph, ApiToken, DashboardItem, Tree, TreeNode
 
 
 class TreeNodeInline(admin.TabularInline):

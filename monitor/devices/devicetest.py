@@ -8,7 +8,7 @@ from django.conf import settings
 
 from collectors.discovery import Discovery, discover
 from collectors.snmptypes import SnmpError, SnmpTarget, SnmpTimeout
-from monitor.profiles import registry
+from monitor.devices.profiles import registry
 
 
 def run_discovery(target: SnmpTarget, pinned: str = "") -> Discovery:

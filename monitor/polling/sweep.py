@@ -8,8 +8,8 @@ import time
 from celery import shared_task
 
 from collectors.state import OPEN_KEY
-from monitor import locks, services
-from monitor.graphtemplates import ROLLUP_TOTALS
+from monitor.core import locks, services
+from monitor.timeseries.templates import ROLLUP_TOTALS
 
 log = logging.getLogger(__name__)
 # A window can be closed once no poll in flight can add to it: polls started before its end are done by then.
@@ -41,7 +41,7 @@ def close_idle_windows(now: float | None = None) -> int:
     return swept
 
 
-@shared_task(name="monitor.timeseries.sweep", ignore_result=True)
+@shared_task(name="monitor.polling.sweep", ignore_result=True)
 def sweep() -> int:
     """Beat's every-5-minute job (settings.CELERY_BEAT_SCHEDULE)."""
     return close_idle_windows()

@@ -4,7 +4,7 @@ from django.apps import AppConfig
 
 
 class TreesConfig(AppConfig):
-    name = "monitor.trees"
+    name = "monitor.graphs.trees"
     label = "trees"
     verbose_name = "Graph trees and dashboards"
     default_auto_field = "django.db.models.BigAutoField"

@@ -8,11 +8,11 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadReque
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from monitor.access import access_for
-from monitor.ids import parse_id
+from monitor.core.ids import parse_id
+from monitor.graphs.access import access_for
+from monitor.graphs.trees.models import DashboardItem, TreeNode
+from monitor.graphs.viewhelpers import THUMBNAILS_ABOVE, aggregate_card, first_screen, graph_cards, range_context
 from monitor.models import Graph
-from monitor.trees.models import DashboardItem, TreeNode
-from monitor.viewhelpers import THUMBNAILS_ABOVE, aggregate_card, first_screen, graph_cards, range_context
 
 MAX_DEPTH = 20
 

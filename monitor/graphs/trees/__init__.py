@@ -7,8 +7,8 @@ from collections.abc import Iterable
 
 def device_ids_under(branch: str) -> Iterable[int]:
     """Ids of the devices placed anywhere under a tree node (a header's id; a device node counts itself)."""
-    from monitor.ids import parse_id
-    from monitor.trees.models import TreeNode
+    from monitor.core.ids import parse_id
+    from monitor.graphs.trees.models import TreeNode
 
     node = parse_id(str(branch).strip())
     if node is None:

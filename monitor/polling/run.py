@@ -18,12 +18,15 @@ from collectors.flusher import LineFlusher
 from collectors.influx import WriteResult
 from collectors.lineprotocol import format_samples, series_key
 from collectors.samples import CounterState
-from monitor import aio, backoff, inventory, locks, services
-from monitor.graphtemplates import ROLLUP_TOTALS
+from monitor.core import aio, locks, services
+from monitor.devices import inventory
+from monitor.devices.inventory import record_discovery
+from monitor.devices.profiles import registry
 from monitor.models import Device
-from monitor.pollrecord import poller_sample, record_discovery, record_failures, record_skips, record_successes
-from monitor.profiles import registry
-from monitor.signals import PollEvent, polls_finished
+from monitor.polling import backoff
+from monitor.polling.records import poller_sample, record_failures, record_skips, record_successes
+from monitor.polling.signals import PollEvent, polls_finished
+from monitor.timeseries.templates import ROLLUP_TOTALS
 
 log = logging.getLogger(__name__)
 

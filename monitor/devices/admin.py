@@ -10,20 +10,10 @@ from django.utils.decorators import method_decorator
 from django.utils.html import format_html
 from django.views.decorators.debug import sensitive_post_parameters
 
-from monitor.forms import DeviceForm
-from monitor.inventory import sync_ports
-from monitor.models import Device, Graph, Interface, InterfaceRename
+from monitor.devices.forms import DeviceForm
+from monitor.devices.inventory import sync_ports
+from monitor.models import POLL_STATUS_FIELDS, Device, Graph, Interface, InterfaceRename
 
-STATUS_FIELDS = (
-    "last_poll_at",
-    "last_success_at",
-    "last_error",
-    "last_error_at",
-    "consecutive_failures",
-    "last_poll_duration_s",
-    "uptime_s",
-    "poll_warnings",
-)
 DISCOVERY_FIELDS = ("profile", "profile_reason", "sys_name", "sys_descr", "sys_object_id", "discovered_at")
 # Posted device secrets are replaced by stars in error reports (a 500 mailed to admins, DEBUG pages).
 sensitive_secrets = method_decorator(sensitive_post_parameters("community", "v3_auth_key", "v3_priv_key"))
@@ -58,7 +48,7 @@ class DeviceAdmin(admin.ModelAdmin):
     list_display = ("name", "host", "profile", "poll_interval_s", "enabled", "status", "last_poll_at", "page")
     list_filter = ("enabled", "snmp_version", "profile")
     search_fields = ("name", "host", "sys_name")
-    readonly_fields = STATUS_FIELDS + DISCOVERY_FIELDS
+    readonly_fields = POLL_STATUS_FIELDS + DISCOVERY_FIELDS
     inlines = [InterfaceInline, RenameInline]
     actions = ["rediscover"]
     fieldsets = (
@@ -79,7 +69,7 @@ class DeviceAdmin(admin.ModelAdmin):
         ),
         ("Profile", {"fields": ("pinned_profile", "skip_test")}),
         ("Discovered", {"fields": DISCOVERY_FIELDS}),
-        ("Last poll", {"fields": STATUS_FIELDS}),
+        ("Last poll", {"fields": POLL_STATUS_FIELDS}),
     )
 
     @admin.display(description="status")
@@ -139,7 +129,7 @@ class DeviceAdmin(admin.ModelAdmin):
                 obj.rediscover = True
                 obj.save(update_fields=["rediscover"])
             return
-        from monitor.pollrecord import record_discovery
+        from monitor.devices.inventory import record_discovery
 
         record_discovery(obj, found)
         if "discovered_ports" in request.POST:  # the user saw the port list: honour the ticks

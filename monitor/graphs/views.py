@@ -14,13 +14,14 @@ from django.template import TemplateDoesNotExist
 from django.template.loader import get_template
 from django.views.decorators.http import require_GET
 
-from monitor import backoff, services
-from monitor.access import Access, access_for
-from monitor.graphtemplates import TEMPLATES
+from monitor.core import services
+from monitor.graphs.access import Access, access_for
+from monitor.graphs.timerange import RangeError, parse_range
+from monitor.graphs.viewhelpers import GROUP_ORDER, first_screen, graph_cards, range_context
 from monitor.models import Device, Graph, Interface
-from monitor.timerange import RangeError, parse_range
+from monitor.polling import backoff
 from monitor.timeseries import top
-from monitor.viewhelpers import GROUP_ORDER, first_screen, graph_cards, range_context
+from monitor.timeseries.templates import TEMPLATES
 
 log = logging.getLogger(__name__)
 TOP = 10  # rows per ranking on the home page

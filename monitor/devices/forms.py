@@ -7,9 +7,9 @@ import socket
 from django import forms
 
 from collectors.snmptypes import SnmpError, SnmpTimeout
-from monitor import devicetest
+from monitor.devices import devicetest
+from monitor.devices.profiles import choices as profile_choices
 from monitor.models import Device
-from monitor.profiles import choices as profile_choices
 
 SECRET_FIELDS = ("community", "v3_auth_key", "v3_priv_key")
 KEEP_HINT = "Leave empty to keep the stored value."

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from monitor import services
+from monitor.core import services
 from monitor.models import Device
 from monitor.timeseries import backfill, tiers
 from monitor.timeseries.client import connect

@@ -8,7 +8,7 @@ from celery import shared_task
 from django.db import DatabaseError
 from redis.exceptions import RedisError
 
-from monitor.polling import run_polls
+from monitor.polling.run import run_polls
 
 log = logging.getLogger(__name__)
 

@@ -1,0 +1,1 @@
+"""Building blocks every domain uses and none owns: settings parsing, ids, locks, secrets, shared clients."""
