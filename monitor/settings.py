@@ -27,6 +27,7 @@ INSTALLED_APPS = [
     "monitor",
     "monitor.alerts",
     "monitor.graphs.trees",
+    "monitor.health",
 ]
 
 MIDDLEWARE = [
@@ -145,6 +146,8 @@ CELERY_BEAT_SCHEDULE: dict = {
     # Rollup windows are written by the polls that close them; this closes those of devices no longer polled.
     "rollups-sweep": {"task": "monitor.polling.sweep", "schedule": 300.0, "options": {"expires": 240}},
 }
+# The pollers' health figures, once a minute, as samples (graphs over time on /pollers/).
+CELERY_BEAT_SCHEDULE["health-record"] = {"task": "monitor.health.record", "schedule": 60.0, "options": {"expires": 50}}
 CELERY_IMPORTS = ("monitor.polling.sweep",)
 # Alert mails: send what is due (retries with back-off included) even if no poll kicks the sender.
 CELERY_BEAT_SCHEDULE["alerts-send-pending"] = {

@@ -6,10 +6,14 @@ from django.urls import include, path
 
 from monitor.graphs import api, views
 from monitor.graphs.trees import views as tree_views
+from monitor.health import views as health_views
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
+    path("pollers/", health_views.page, name="pollers"),
+    path("pollers/history", health_views.history, name="pollers-history"),
+    path("metrics", health_views.prometheus, name="metrics"),
     path("search/", views.search, name="search"),
     path("devices/<int:device_id>/", views.device_detail, name="device"),
     path("graphs/<int:graph_id>/", views.graph_detail, name="graph"),

@@ -179,3 +179,21 @@ def test_probe_fails_with_a_one_line_reason():
     with pytest.raises(CommandError) as failure:
         call_command("probe", "127.0.0.1", "--port", str(free_udp_port()), "--timeout", "0.3", "--retries", "0")
     assert re.fullmatch(r"127\.0\.0\.1: no SNMP response[^\n]*", str(failure.value))
+
+
+def test_test_and_discover_says_when_an_agent_reports_no_uptime(admin_client):
+    from tests.snmpfake import FakeAgent, Mib
+    from tests.test_bad_snmp import device_mib
+
+    sys_uptime = (1, 3, 6, 1, 2, 1, 1, 3, 0)
+    fake = FakeAgent(Mib({oid: value for oid, value in device_mib().objects.items() if oid != sys_uptime}))
+    try:
+        html = admin_client.post(
+            "/admin/monitor/device/discover/", {**management_data(admin_client), **device_form(fake, "x")}
+        )
+    finally:
+        fake.close()
+    text = html.content.decode()
+    assert html.status_code == 200, text
+    uptime = text.split("<th>Uptime</th>")[1].split("</tr>")[0]
+    assert "not reported" in uptime and " s<" not in uptime

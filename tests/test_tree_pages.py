@@ -130,6 +130,7 @@ def test_home_ranks_busiest_ports_hottest_sensors_and_slowest_volumes(client, vi
     busiest = page.split('id="busiest-ports"')[1].split("</section>")[0]
     assert busiest.index("1/g3") < busiest.index("1/g5")
     assert "80.0 %" in busiest and "&lt;b&gt;port 3&lt;/b&gt;" in busiest
+    assert ">800 Mbit/s</td>" in busiest and ">100 Mbit/s</td>" in busiest and "800000000 bit/s" not in busiest
     assert "CPU temp" in page.split('id="hottest-sensors"')[1] and "71.5" in page
     assert "vol&lt;script&gt;" in page.split('id="slowest-volumes"')[1]
     assert ('id="current-alerts"' in page) == alerts_panel()  # shown only when the alerts app offers it

@@ -23,7 +23,7 @@ from monitor.devices import inventory
 from monitor.devices.inventory import record_discovery
 from monitor.devices.profiles import registry
 from monitor.models import Device
-from monitor.polling import backoff
+from monitor.polling import backoff, stats
 from monitor.polling.records import poller_sample, record_failures, record_skips, record_successes
 from monitor.polling.signals import PollEvent, polls_finished
 from monitor.timeseries.templates import ROLLUP_TOTALS
@@ -60,6 +60,10 @@ def run_polls(device_ids: list[int], tick: int | None = None) -> dict[int, str]:
     silent = backoff.silent_polls(redis, [d.pk for d in devices])
     resting = {d.pk for d in devices if backoff.skips_tick(silent[d.pk], tick, d.poll_interval_s)}
     outcomes.update(dict.fromkeys(resting, BACKING_OFF))
+    tally = stats.BatchStats()
+    for device in devices:
+        if device.pk in resting:
+            tally.add(device.poller_group, "resting")
     devices = [d for d in devices if d.pk not in resting]
     keys = {RUNNING_KEY.format(device=d.pk): d for d in devices}
     ttl = {key: max(d.poll_interval_s, int(d.timeout_s * (d.retries + 1) * 8) + 30) for key, d in keys.items()}
@@ -68,12 +72,15 @@ def run_polls(device_ids: list[int], tick: int | None = None) -> dict[int, str]:
     if busy:
         record_skips(busy, tick)
         outcomes.update(dict.fromkeys((d.pk for d in busy), "skipped: previous poll still running"))
+        for device in busy:
+            tally.add(device.poller_group, "overruns")
     try:
         mine = [d for key, d in keys.items() if key in held]
         if mine:
-            outcomes.update(_poll_and_record(mine, tick, silent))
+            outcomes.update(_poll_and_record(mine, tick, silent, tally))
     finally:
         locks.release_many(redis, sorted(held))
+        tally.save(redis, services.influx_writer().spool_dir)
     return outcomes
 
 
@@ -100,7 +107,9 @@ def needs_discovery(device: Device) -> bool:
     return (timezone.now() - device.discovered_at).total_seconds() > settings.MONITOR_REDISCOVER_S
 
 
-def _poll_and_record(devices: list[Device], tick: int | None, silent: dict[int, int]) -> dict[int, str]:
+def _poll_and_record(
+    devices: list[Device], tick: int | None, silent: dict[int, int], tally: stats.BatchStats
+) -> dict[int, str]:
     store = services.counter_store()
     profiles = registry()
     states = store.load_many([str(d.pk) for d in devices])
@@ -162,8 +171,11 @@ def _poll_and_record(devices: list[Device], tick: int | None, silent: dict[int, 
         finally:
             await flusher.close()
 
+    started = time.time()
     results = aio.run(poll_all())
     backoff.remember(redis, {int(o.key): o.silent for o in results}, silent)
+    groups = {str(d.pk): d.poller_group for d in devices}
+    stats.count_outcomes(tally, groups, results, flusher.written, started)
     if unsaved:  # their flush's follow-up failed (logged): keep the counters now
         store.save_many(dict(unsaved))
     by_key = {str(d.pk): d for d in devices}
