@@ -9,6 +9,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from collectors.state import OPEN_KEY
 from monitor.celery import app
 from monitor.core import services
 from monitor.graphs.trees.models import ApiToken
@@ -89,6 +90,7 @@ def test_a_device_that_goes_silent_is_listed_within_two_intervals_with_its_reaso
         assert groups["default"].p50_s is not None and groups["default"].p50_s <= 1.0
         assert groups["default"].oldest_good_s is not None and groups["default"].oldest_good_s < INTERVAL
         assert groups["edge"].oldest_good_s is None  # its only device is stale
+        assert groups["default"].rollup_lag_s < INTERVAL + 1  # windows close with the next poll
         (worker,) = health.workers
         assert worker.name == stats.worker_name() and worker.seen_s < 5 and worker.spool_bytes == 0
 
@@ -115,6 +117,8 @@ def test_metrics_need_a_staff_token_and_say_what_the_page_says(clean_backends, c
     try:
         device = make("gone", agent, group="edge")
         assert run_polls([device.pk])[device.pk].startswith("failed: no SNMP response")
+        # Its 5-minute window ended two minutes ago and no poll has closed it yet (as when polls stop).
+        services.redis_client().zadd(OPEN_KEY, {str(device.pk): time.time() - 120})
         assert client.get("/metrics").status_code == 401
         _, viewer_token = ApiToken.issue(django_user_model.objects.create_user("v", password="x-pass-12345"), "v")
         assert client.get("/metrics", HTTP_AUTHORIZATION=f"Bearer {viewer_token}").status_code == 403
@@ -130,6 +134,8 @@ def test_metrics_need_a_staff_token_and_say_what_the_page_says(clean_backends, c
         assert found[("snmp_monitor_poll_failures_window", edge)] == 1.0
         assert found[("snmp_monitor_devices_stale", ())] == 1.0  # never had a good poll
         assert found[("snmp_monitor_queue_messages", edge)] == 0.0
+        assert found[("snmp_monitor_rollup_lag_seconds", edge)] == pytest.approx(120, abs=5)
+        assert found[("snmp_monitor_rollup_lag_all_seconds", ())] == pytest.approx(120, abs=5)
         worker = (("group", ""), ("worker", stats.worker_name()))
         assert found[("snmp_monitor_spool_bytes", worker)] == 0.0
         assert found[("snmp_monitor_worker_last_batch_age_seconds", worker)] < 5

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.utils import timezone
 from redis.exceptions import RedisError
 
+from collectors.state import OPEN_KEY
 from monitor.core import services
 from monitor.models import Device
 from monitor.polling import backoff, stats
@@ -39,6 +40,7 @@ class Figures:
     queued: int | None = None
     seen_s: float | None = None  # workers: seconds since their last batch
     oldest_good_s: float | None = None  # groups: the oldest last good poll among devices not listed as stale
+    rollup_lag_s: float = 0.0  # groups: how long ago the oldest rollup window still open ended (0: none overdue)
     spool_bytes: int = 0
     spool_age_s: float = 0.0
     buckets: dict[str, int] = field(default_factory=dict)  # poll-duration histogram: upper bound -> polls
@@ -68,6 +70,7 @@ class Health:
     slowest: list[Device]
     window_s: float
     redis_error: str = ""
+    rollup_lag_s: float = 0.0  # every device's, the disabled and deleted ones' too (the sweep closes those)
     rows: list[Row] = field(default_factory=list)  # every device, when there are at most LISTED
 
     @property
@@ -163,14 +166,16 @@ def health(now: float | None = None) -> Health:
         groups, workers, window_s = counted(redis, now)
         silent = backoff.silent_polls(redis, [d.pk for d in devices])
         seen = stats.workers(redis, now)
+        overdue = {stats.text(key): now - end for key, end in redis.zrangebyscore(OPEN_KEY, 0, now, withscores=True)}
     except RedisError as exc:
-        groups, workers, window_s, silent, seen = {}, {}, WINDOW_MIN * 60.0, {}, {}
+        groups, workers, window_s, silent, seen, overdue = {}, {}, WINDOW_MIN * 60.0, {}, {}, {}
         error = f"Redis unavailable: poll counters not shown ({type(exc).__name__})"
     default = settings.CELERY_TASK_DEFAULT_QUEUE
     for device in devices:
         row = groups.setdefault(device.poller_group or "default", Figures(device.poller_group or "default"))
         row.devices += 1
         row.backing_off += int(backoff.unreachable(silent.get(device.pk, 0)))
+        row.rollup_lag_s = round(max(row.rollup_lag_s, overdue.get(str(device.pk), 0.0)), 1)
     queues = {name: (default if name == "default" else name) for name in groups}
     depths = queue_depths(sorted(set(queues.values())))
     for name, row in groups.items():
@@ -189,6 +194,7 @@ def health(now: float | None = None) -> Health:
         slowest=slowest[:SLOWEST],
         window_s=window_s,
         redis_error=error,
+        rollup_lag_s=round(max(overdue.values(), default=0.0), 1),
         rows=rows if len(rows) <= LISTED else [],
     )
 

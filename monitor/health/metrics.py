@@ -24,7 +24,11 @@ PER_ROW = (  # (figure, metric name, help)
     ("spool_bytes", "spool_bytes", "Bytes waiting in the worker's spool for InfluxDB"),
     ("spool_age_s", "spool_age_seconds", "Age of the oldest spool file"),
     ("seen_s", "worker_last_batch_age_seconds", "Seconds since the worker's last batch"),
+    ("rollup_lag_s", "rollup_lag_seconds", "How long ago the group's oldest rollup window still open ended"),
 )
+
+
+GROUP_ONLY = ("devices", "backing_off", "queued", "rollup_lag_s")
 
 
 class _Collector:
@@ -37,13 +41,16 @@ class _Collector:
             for label, rows in (("group", self.figures.groups), ("worker", self.figures.workers)):
                 for row in rows:
                     value = getattr(row, attribute)
-                    if value is not None and (label == "group" or attribute != "devices"):
+                    if value is not None and (label == "group" or attribute not in GROUP_ONLY):
                         labels = [row.name, ""] if label == "group" else ["", row.name]
                         family.add_metric(labels, float(value))
             yield family
         stale = GaugeMetricFamily(PREFIX + "devices_stale", "Devices without a good poll for two intervals")
         stale.add_metric([], float(len(self.figures.stale)))
         yield stale
+        lag = GaugeMetricFamily(PREFIX + "rollup_lag_all_seconds", "The oldest open rollup window of any device")
+        lag.add_metric([], self.figures.rollup_lag_s)
+        yield lag
 
 
 def exposition(figures: Health) -> bytes:

@@ -10,7 +10,7 @@ from monitor.core import services
 from monitor.health.figures import Figures, Health, health
 
 GRAPHED = ("devices", "polls_per_min", "p50_s", "p95_s", "failures", "timeouts", "overruns", "write_errors")
-GROUP_ONLY = ("backing_off", "queued", "stale")
+GROUP_ONLY = ("backing_off", "queued", "rollup_lag_s")
 WORKER_ONLY = ("spool_bytes", "spool_age_s")
 
 
@@ -27,7 +27,7 @@ def samples(figures: Health, now: float) -> list[Sample]:
         stale[group] = stale.get(group, 0) + 1
     out = []
     for row in figures.groups:
-        row_fields = _fields(row, GRAPHED + GROUP_ONLY[:2]) | {"stale": float(stale.get(row.name, 0))}
+        row_fields = _fields(row, GRAPHED + GROUP_ONLY) | {"stale": float(stale.get(row.name, 0))}
         out.append(Sample("poller_group", {"group": row.name}, row_fields, now))
     for row in figures.workers:
         out.append(Sample("poller_worker", {"worker": row.name}, _fields(row, GRAPHED[1:] + WORKER_ONLY), now))
