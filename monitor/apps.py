@@ -11,7 +11,6 @@ class MonitorConfig(AppConfig):
         from django.db.models.signals import post_save
 
         from monitor import checks  # noqa: F401 (registers the system checks)
-        from monitor.core import ratelimit  # noqa: F401 (counts failed logins)
         from monitor.devices import admin  # noqa: F401 (the device admin lives in monitor/devices/)
         from monitor.devices.inventory import forget_on_edit
         from monitor.models import Device, Interface

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
 
-from monitor.core.config import env, env_bool, env_float, env_int, env_list, secret_from_var
+from monitor.core.clientip import parse_networks
+from monitor.core.config import ConfigError, env, env_bool, env_float, env_int, env_list, secret_from_var
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env("MONITOR_VAR_DIR", str(BASE_DIR / "var")))
@@ -28,6 +30,7 @@ INSTALLED_APPS = [
     "monitor.alerts",
     "monitor.graphs.trees",
     "monitor.health",
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -39,6 +42,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last, as django-axes asks: turns a lock-out into its page
 ]
 
 ROOT_URLCONF = "monitor.urls"
@@ -76,9 +80,23 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
-AUTHENTICATION_BACKENDS = ["monitor.core.ratelimit.RateLimitedModelBackend"]
+# Login lock-out (django-axes): after MONITOR_LOGIN_MAX_FAILURES failed logins for one user name from one client
+# address, that pair is refused for MONITOR_LOGIN_LOCKOUT_S. Behind a TLS proxy, list the proxies' addresses in
+# MONITOR_TRUSTED_PROXIES so the client's own address is counted, not the proxy's (monitor/core/clientip.py).
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
 MONITOR_LOGIN_MAX_FAILURES = env_int("MONITOR_LOGIN_MAX_FAILURES", 5, minimum=1)
 MONITOR_LOGIN_LOCKOUT_S = env_int("MONITOR_LOGIN_LOCKOUT_S", 900, minimum=1)
+try:
+    MONITOR_TRUSTED_PROXIES = parse_networks(env_list("MONITOR_TRUSTED_PROXIES", ""))
+except ValueError as exc:
+    raise ConfigError(str(exc)) from None
+AXES_FAILURE_LIMIT = MONITOR_LOGIN_MAX_FAILURES
+AXES_COOLOFF_TIME = timedelta(seconds=MONITOR_LOGIN_LOCKOUT_S)
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_CLIENT_IP_CALLABLE = "monitor.core.clientip.client_ip"
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_VERBOSE = False
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"

@@ -773,6 +773,10 @@ CONFIG_CASES = {
     "NaN float": ({"MONITOR_LINE_RATE_TOLERANCE": "nan"}, "MONITOR_LINE_RATE_TOLERANCE='nan' is not a finite"),
     "float below its minimum": ({"MONITOR_LINE_RATE_TOLERANCE": "0.5"}, "MONITOR_LINE_RATE_TOLERANCE=0.5 is below"),
     "not a boolean": ({"DJANGO_SECURE_TLS": "maybe"}, "DJANGO_SECURE_TLS='maybe' is not a boolean"),
+    "trusted proxy not an address": (
+        {"MONITOR_TRUSTED_PROXIES": "10.0.0.1, proxy.example"},
+        "MONITOR_TRUSTED_PROXIES: 'proxy.example' is not an IP address or CIDR prefix",
+    ),
     "missing _FILE": ({"MONITOR_SECRETS_KEY_FILE": "/no/such/file"}, "MONITOR_SECRETS_KEY_FILE='/no/such/file' cannot"),
     "_FILE is a directory": ({"INFLUXDB_TOKEN_FILE": "{dir}"}, "INFLUXDB_TOKEN_FILE='{dir}' cannot be read: Is a"),
     "_FILE not UTF-8": ({"DJANGO_SECRET_KEY_FILE": "{latin1}"}, "DJANGO_SECRET_KEY_FILE='{latin1}' is not UTF-8"),

@@ -6,6 +6,7 @@ import re
 
 import pytest
 from django.apps import apps
+from django.http import HttpRequest
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
@@ -69,7 +70,7 @@ def test_admin_pages_need_a_staff_login(client, django_user_model, stack_env):
         response = client.get(path)
         assert response.status_code == 302 and response["Location"].startswith("/admin/login/"), path
     django_user_model.objects.create_user("viewer", password="pw-for-tests-1")
-    client.login(username="viewer", password="pw-for-tests-1")
+    client.login(request=HttpRequest(), username="viewer", password="pw-for-tests-1")  # django-axes needs a request
     for path in ADMIN_FORMS[:-1]:
         assert client.get(path).status_code == 302, path  # a logged-in non-staff user is sent to the admin login
 
@@ -79,7 +80,7 @@ def test_no_post_is_accepted_without_a_csrf_token(path, django_user_model, stack
     """A superuser's session, a POST with no token: 403 from the CSRF check, and not one row changed."""
     django_user_model.objects.create_superuser("root", "root@example.com", "pw-for-tests-1")
     browser = Client(enforce_csrf_checks=True)
-    browser.login(username="root", password="pw-for-tests-1")
+    browser.login(request=HttpRequest(), username="root", password="pw-for-tests-1")
     before = every_row()
     response = browser.post(path, {"name": "x", "username": "x", "password": "x"})
     assert response.status_code == 403, f"POST {path} answered {response.status_code}"
@@ -91,7 +92,7 @@ def test_a_post_with_the_token_gets_past_the_csrf_check(django_user_model, stack
     """The other side of the check: the same client with the page's token is let through (the check is real)."""
     django_user_model.objects.create_superuser("root", "root@example.com", "pw-for-tests-1")
     browser = Client(enforce_csrf_checks=True)
-    browser.login(username="root", password="pw-for-tests-1")
+    browser.login(request=HttpRequest(), username="root", password="pw-for-tests-1")
     page = browser.get("/")
     token = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', page.content).group(1).decode()
     assert browser.post("/logout/").status_code == 403  # without the token: refused, still logged in
