@@ -31,7 +31,28 @@ INSTALLED_APPS = [
     "monitor.graphs.trees",
     "monitor.health",
     "axes",
+    "rest_framework",
+    "drf_spectacular",
 ]
+
+# The REST API (/api/devices/, /api/graphs/, /api/trees/; schema at /api/schema/): a login or an API token.
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "monitor.restapi.auth.BearerTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "PAGE_SIZE": 500,
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "SNMP monitor API",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
+}
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",

@@ -24,6 +24,7 @@ urlpatterns = [
     path("dashboard/pin", tree_views.pin, name="dashboard-pin"),
     path("dashboard/items/<int:item_id>/remove", tree_views.unpin, name="dashboard-unpin"),
     path("dashboard/items/<int:item_id>/<str:direction>", tree_views.move, name="dashboard-move"),
+    path("api/", include("monitor.restapi.urls")),
     path("api/series", api.series_batch, name="series-batch"),
     path("api/graphs/<int:object_id>/series", api.series_json, name="graph-series"),
     path("api/graphs/<int:object_id>/series.csv", api.series_csv, name="graph-csv"),

@@ -11,7 +11,7 @@ from django.utils.html import format_html
 from django.views.decorators.debug import sensitive_post_parameters
 
 from monitor.devices.forms import DeviceForm
-from monitor.devices.inventory import sync_ports
+from monitor.devices.saving import after_save
 from monitor.models import POLL_STATUS_FIELDS, Device, Graph, Interface, InterfaceRename
 
 DISCOVERY_FIELDS = ("profile", "profile_reason", "sys_name", "sys_descr", "sys_object_id", "discovered_at")
@@ -123,22 +123,9 @@ class DeviceAdmin(admin.ModelAdmin):
 
     def save_model(self, request: HttpRequest, obj: Device, form: DeviceForm, change: bool) -> None:
         super().save_model(request, obj, form, change)
-        found = form.discovery
-        if found is None:
-            if not change:
-                obj.rediscover = True
-                obj.save(update_fields=["rediscover"])
-            return
-        from monitor.devices.inventory import record_discovery
-
-        record_discovery(obj, found)
-        if "discovered_ports" in request.POST:  # the user saw the port list: honour the ticks
-            ticked = set(request.POST.getlist("graph_port"))
-            sync_ports(obj, found.ports)
-            for row in Interface.objects.filter(device=obj, name__in=[p.name for p in found.ports]):
-                if row.graphed != (row.name in ticked):
-                    row.graphed = row.name in ticked
-                    row.save(update_fields=["graphed"])
+        # The user saw the port list: honour the ticks.
+        ticked = set(request.POST.getlist("graph_port")) if "discovered_ports" in request.POST else None
+        after_save(obj, form.discovery, change, ticked)
 
 
 @admin.register(Graph)

@@ -1,0 +1,75 @@
+"""What the REST API shows of devices, ports, graphs and trees; secrets are write-only and never shown."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from monitor.devices.forms import DeviceForm
+from monitor.graphs.trees.models import Tree, TreeNode
+from monitor.models import Device, Graph, Interface
+
+SECRETS = ("community", "v3_auth_key", "v3_priv_key")
+READ_ONLY = (
+    "id",
+    "profile",
+    "profile_reason",
+    "sys_name",
+    "sys_descr",
+    "sys_object_id",
+    "discovered_at",
+    "last_poll_at",
+    "last_success_at",
+    "last_error",
+    "last_error_at",
+    "consecutive_failures",
+    "last_poll_duration_s",
+    "uptime_s",
+)
+
+
+class DeviceSerializer(serializers.ModelSerializer):
+    """Reads a device; writes go through the device form (monitor.devices.saving), so checks and messages are the
+    admin's. `skip_test` saves a device that cannot be reached now."""
+
+    community = serializers.CharField(write_only=True, required=False, allow_blank=True, trim_whitespace=False)
+    v3_auth_key = serializers.CharField(write_only=True, required=False, allow_blank=True, trim_whitespace=False)
+    v3_priv_key = serializers.CharField(write_only=True, required=False, allow_blank=True, trim_whitespace=False)
+    skip_test = serializers.BooleanField(write_only=True, required=False, default=False)
+    page = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Device
+        fields = [*READ_ONLY, *DeviceForm._meta.fields, "skip_test", "page"]
+        read_only_fields = READ_ONLY
+
+    def get_page(self, device: Device) -> str:
+        return f"/devices/{device.pk}/"
+
+
+class PortSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Interface
+        fields = ["id", "name", "if_index", "alias", "speed_bps", "oper_up", "hc_counters", "graphed", "last_seen"]
+
+
+class GraphSerializer(serializers.ModelSerializer):
+    series = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Graph
+        fields = ["id", "device", "template", "instance", "title", "position", "series"]
+
+    def get_series(self, graph: Graph) -> str:
+        return f"/api/graphs/{graph.pk}/series"
+
+
+class NodeSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = TreeNode
+        fields = ["id", "parent", "kind", "title", "device", "graph", "aggregate", "position"]
+
+
+class TreeSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Tree
+        fields = ["id", "name"]

@@ -1,0 +1,17 @@
+"""Routes of the REST API, and its OpenAPI schema at /api/schema/."""
+
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView
+from rest_framework.routers import SimpleRouter
+
+from monitor.restapi import views
+
+router = SimpleRouter(use_regex_path=False)  # path converters (<int:pk>), no format suffixes: JSON only
+router.register("devices", views.DeviceViewSet, basename="api-device")
+router.register("graphs", views.GraphViewSet, basename="api-graph")
+router.register("trees", views.TreeViewSet, basename="api-tree")
+
+urlpatterns = [
+    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("", include(router.urls)),
+]
