@@ -10,7 +10,8 @@ from django.utils.decorators import method_decorator
 from django.utils.html import format_html
 from django.views.decorators.debug import sensitive_post_parameters
 
-from monitor.devices.forms import DeviceForm
+from monitor.devices.forms import DeviceForm, ImportForm
+from monitor.devices.importing import MAX_BYTES, BadFile, import_devices
 from monitor.devices.saving import after_save
 from monitor.models import POLL_STATUS_FIELDS, Device, Graph, Interface, InterfaceRename
 
@@ -45,6 +46,7 @@ class RenameInline(admin.TabularInline):
 class DeviceAdmin(admin.ModelAdmin):
     form = DeviceForm
     change_form_template = "admin/monitor/device/change_form.html"
+    change_list_template = "admin/monitor/device/change_list.html"
     list_display = ("name", "host", "profile", "poll_interval_s", "enabled", "status", "last_poll_at", "page")
     list_filter = ("enabled", "snmp_version", "profile")
     search_fields = ("name", "host", "sys_name")
@@ -97,6 +99,7 @@ class DeviceAdmin(admin.ModelAdmin):
     def get_urls(self):
         view = self.admin_site.admin_view(self.discover_view)
         return [
+            path("import/", self.admin_site.admin_view(self.import_view), name="monitor_device_import"),
             path("discover/", view, name="monitor_device_discover"),
             path("<int:object_id>/discover/", view, name="monitor_device_discover_existing"),
             *super().get_urls(),
@@ -120,6 +123,26 @@ class DeviceAdmin(admin.ModelAdmin):
         rows = [(port, graphed.get(port.name, not port.pseudo)) for port in ports]
         context = {"form": form, "valid": valid, "found": form.discovery, "rows": rows}
         return render(request, "admin/monitor/device/_discovery.html", context, status=200 if valid else 400)
+
+    @sensitive_secrets
+    def import_view(self, request: HttpRequest) -> HttpResponse:
+        """Upload a CSV of devices: every row tested like this form, bad rows named with their line, good ones saved."""
+        if not self.has_add_permission(request):
+            return HttpResponse("not allowed", status=403)
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Import devices from CSV",
+            "opts": self.model._meta,
+        }
+        form = ImportForm(request.POST or None, request.FILES or None)
+        if request.method == "POST" and form.is_valid():
+            upload = form.cleaned_data["file"]
+            try:
+                context["outcomes"] = import_devices(upload.read(MAX_BYTES + 1), form.cleaned_data["skip_test"])
+            except BadFile as exc:
+                form.add_error("file", f"{exc}; nothing imported")
+        context["form"] = form
+        return render(request, "admin/monitor/device/import.html", context, status=400 if form.errors else 200)
 
     def save_model(self, request: HttpRequest, obj: Device, form: DeviceForm, change: bool) -> None:
         super().save_model(request, obj, form, change)

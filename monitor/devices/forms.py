@@ -127,3 +127,12 @@ class DeviceForm(forms.ModelForm):
         for name in SECRET_FIELDS:
             setattr(self.instance, name, self.cleaned_data.get(name) or "")
         return super().save(commit=commit)
+
+
+class ImportForm(forms.Form):
+    """The admin's CSV upload (monitor.devices.importing says which columns)."""
+
+    file = forms.FileField(help_text="CSV with a header line: name,host,version,community,interval,group,tree,...")
+    skip_test = forms.BooleanField(
+        label="Save devices that cannot be reached now", required=False, help_text="Otherwise such rows are refused."
+    )

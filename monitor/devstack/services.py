@@ -145,9 +145,14 @@ def snmpsim_binary() -> str:
 
 
 def start_snmpsim(
-    data_dir: Path, port: int, log_dir: Path, control_file: Path | None = None, name: str = "snmpsim"
+    data_dir: Path,
+    port: int,
+    log_dir: Path,
+    control_file: Path | None = None,
+    name: str = "snmpsim",
+    hosts: tuple[str, ...] = ("127.0.0.1",),
 ) -> Process:
-    """One snmpsim agent serving every recording in data_dir (community = file name) on 127.0.0.1:port.
+    """One snmpsim agent serving every recording in data_dir (community = file name) on each host's port.
 
     SNMPSIM_ALLOW_ROOT lets it run as root without dropping privileges: once it drops them it cannot
     import from a Python installed under /root, and a loopback port above 1024 needs no root anyway.
@@ -156,7 +161,7 @@ def start_snmpsim(
     argv = [
         snmpsim_binary(),
         f"--data-dir={data_dir}",
-        f"--agent-udpv4-endpoint=127.0.0.1:{port}",
+        *(f"--agent-udpv4-endpoint={host}:{port}" for host in hosts),
         f"--variation-modules-dir={VARIATION_DIR}",
         f"--cache-dir={cache}",
         "--log-level=error",
@@ -165,26 +170,26 @@ def start_snmpsim(
     if control_file is not None:
         env["SIMDEV_CONTROL"] = str(control_file)
     process = Process(name, argv, log_dir / f"{name}.log", env=env)
-    _wait_snmp(process, port)
+    _wait_snmp(process, port, hosts[-1])
     return process
 
 
-def _wait_snmp(process: Process, port: int, timeout: float = 60.0) -> None:
+def _wait_snmp(process: Process, port: int, host: str = "127.0.0.1", timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if not process.alive:
             raise process.fail("exited during start-up")
-        if _udp_bound(port):
+        if _udp_bound(port, host):
             return
         time.sleep(0.2)
-    raise process.fail(f"did not start listening on UDP {port}")
+    raise process.fail(f"did not start listening on UDP {host}:{port}")
 
 
-def _udp_bound(port: int) -> bool:
+def _udp_bound(port: int, host: str = "127.0.0.1") -> bool:
     """True once something has bound the UDP port (binding it ourselves then fails)."""
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
         try:
-            sock.bind(("127.0.0.1", port))
+            sock.bind((host, port))
         except OSError:
             return True
     return False
