@@ -112,3 +112,6 @@ class MailServerAdmin(admin.ModelAdmin):
         else:
             self.message_user(request, f"Settings saved. Test mail sent to {to} through {where}.", messages.SUCCESS)
         return redirect(reverse("admin:alerts_mailserver_change", args=[obj.pk]))
+
+
+from monitor.alerts import channeladmin  # noqa: E402, F401 - registers the channels and their delivery log

@@ -10,6 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from monitor.alerts import engine, scopes
+from monitor.alerts.channels import queue as queue_deliveries
 from monitor.alerts.models import AlertState, Event, Rule
 from monitor.alerts.rules import METRICS, comparable, observe
 from monitor.polling.signals import PollEvent
@@ -120,12 +121,13 @@ def _advance(rule, device, instance: str, value: float, fire: float, clear: floa
             row.acknowledged_at, row.acknowledged_by = None, ""
         row.save()
         recipients = bool(rule.recipients()) if result.changes else True
+        channels = list(rule.channels.all()) if result.changes else []
         queued = 0
         for change in result.changes:
             mail = change.mail
             if mail == engine.QUEUED and not recipients:
                 mail = Event.Mail.NO_RECIPIENT
-            Event.objects.create(
+            event = Event.objects.create(
                 state=row,
                 rule=rule,
                 device=device,
@@ -140,6 +142,8 @@ def _advance(rule, device, instance: str, value: float, fire: float, clear: floa
                 next_attempt_at=now if mail == engine.QUEUED else None,
             )
             queued += mail == engine.QUEUED
+            if change.mail == engine.QUEUED and channels:  # the channels get what a mail would have said
+                queued += queue_deliveries(event, channels)
         return queued
 
 

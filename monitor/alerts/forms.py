@@ -61,8 +61,10 @@ class RuleForm(VisibleChoices, forms.ModelForm):
             "repeat_minutes",
             "recipient_users",
             "recipient_emails",
+            "channels",
         ]
         widgets = {
+            "channels": forms.CheckboxSelectMultiple,
             "recipient_emails": forms.Textarea(attrs={"rows": 3}),
             "recipient_users": forms.CheckboxSelectMultiple,
         }
@@ -93,8 +95,9 @@ class RuleForm(VisibleChoices, forms.ModelForm):
         for user in users:
             if not user.email:
                 self.add_error("recipient_users", f"User {user.get_username()} has no email address.")
-        if not users and not data.get("recipient_emails") and "recipient_emails" not in self.errors:
-            self.add_error("recipient_emails", "Add at least one recipient: a user or an email address.")
+        nobody = not users and not data.get("recipient_emails") and not data.get("channels")
+        if nobody and "recipient_emails" not in self.errors:
+            self.add_error("recipient_emails", "Add at least one recipient: a user, an email address or a channel.")
 
     def _check_scope(self, data: dict) -> None:
         scope = data.get("scope")

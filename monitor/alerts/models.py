@@ -51,6 +51,9 @@ class Rule(models.Model):
     )
     recipient_users = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="alert_rules")
     recipient_emails = models.TextField(blank=True, default="", help_text="Email addresses, one per line or commas.")
+    channels = models.ManyToManyField(
+        "alerts.Channel", blank=True, related_name="rules", help_text="Webhook, Slack or Teams channels to notify too."
+    )
     enabled = models.BooleanField(default=True)
     builtin = models.CharField(max_length=30, blank=True, default="", help_text="Which built-in default this is.")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -206,3 +209,8 @@ class MailServer(models.Model):
     def active(cls) -> MailServer | None:
         """The row that overrides the environment, or None (no row, or no host in it)."""
         return cls.objects.exclude(host="").first()
+
+
+from monitor.alerts.channel_models import Channel, Delivery  # noqa: E402 - the app's other models, kept apart
+
+__all__ = ["AlertState", "Channel", "Delivery", "Event", "MailServer", "Maintenance", "Rule"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from monitor.alerts import delivery
+from monitor.alerts import channels, delivery
 from monitor.core import services
 
 RETRY_KEY = "alerts:retry-scheduled"
@@ -14,7 +14,10 @@ RETRY_KEY = "alerts:retry-scheduled"
 def send_pending() -> dict[str, int]:
     """Send every due alert mail; if some wait for a retry, schedule one follow-up run for then."""
     counts = delivery.send_due()
-    wait = delivery.next_due_in()
+    for key, count in channels.send_due().items():  # webhook, Slack and Teams channels, each on its own
+        counts[key] += count
+    waits = [w for w in (delivery.next_due_in(), channels.next_due_in()) if w is not None]
+    wait = min(waits) if waits else None
     if wait is not None:
         countdown = max(wait, 1.0)
         # One follow-up at a time, however many polls or beat runs kicked this task.

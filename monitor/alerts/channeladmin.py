@@ -1,0 +1,91 @@
+"""Admin for notification channels (write-only URL and key, a Test button) and their delivery log (read-only)."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin, messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.urls import reverse
+from django.utils.decorators import method_decorator
+from django.views.decorators.debug import sensitive_post_parameters
+
+from monitor.alerts.channels import NotDelivered, redact, send_test
+from monitor.alerts.models import Channel, Delivery
+
+KEEP = "Leave empty to keep the stored value."
+
+
+class ChannelForm(forms.ModelForm):
+    """The URL (a credential for Slack and Teams) and the signing key render empty; empty keeps what is stored."""
+
+    url = forms.CharField(label="URL", required=False, widget=forms.PasswordInput(render_value=False), strip=True)
+    secret = forms.CharField(required=False, widget=forms.PasswordInput(render_value=False), strip=False)
+
+    class Meta:
+        model = Channel
+        fields = ["name", "kind", "url", "secret", "enabled", "timeout_s"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for name, text in (
+            ("url", "https://... the receiver's webhook URL."),
+            ("secret", Channel.secret.field.help_text),
+        ):
+            stored = bool(self.instance.pk and getattr(self.instance, name))
+            self.fields[name].help_text = f"{text} A value is stored. {KEEP}" if stored else text
+
+    def clean(self) -> dict:
+        data = super().clean()
+        for name in ("url", "secret"):
+            if not data.get(name) and self.instance.pk:
+                data[name] = getattr(self.instance, name)
+        if not data.get("url"):
+            self.add_error("url", "Enter the webhook's http:// or https:// URL.")
+        return data
+
+
+@admin.register(Channel)
+class ChannelAdmin(admin.ModelAdmin):
+    form = ChannelForm
+    list_display = ("name", "kind", "enabled", "timeout_s")
+    change_form_template = "admin/alerts/channel/change_form.html"
+
+    @method_decorator(sensitive_post_parameters("url", "secret"))
+    def changeform_view(self, request: HttpRequest, object_id=None, form_url="", extra_context=None) -> HttpResponse:
+        return super().changeform_view(request, object_id, form_url, extra_context)
+
+    def save_model(self, request: HttpRequest, obj: Channel, form: ChannelForm, change: bool) -> None:
+        obj.url, obj.secret = form.cleaned_data["url"], form.cleaned_data.get("secret") or ""
+        super().save_model(request, obj, form, change)
+
+    def response_add(self, request: HttpRequest, obj: Channel, post_url_continue=None) -> HttpResponse:
+        return self._test(request, obj) if "_send_test" in request.POST else super().response_add(request, obj)
+
+    def response_change(self, request: HttpRequest, obj: Channel) -> HttpResponse:
+        return self._test(request, obj) if "_send_test" in request.POST else super().response_change(request, obj)
+
+    def _test(self, request: HttpRequest, obj: Channel) -> HttpResponse:
+        """Send a test message through the settings just saved; say what the receiver answered."""
+        try:
+            said = send_test(obj, request.user.get_username())
+        except NotDelivered as exc:
+            self.message_user(request, f"Saved. Test message NOT delivered: {redact(str(exc), obj)}", messages.ERROR)
+        else:
+            self.message_user(request, f"Saved. Test message {said}.", messages.SUCCESS)
+        return redirect(reverse("admin:alerts_channel_change", args=[obj.pk]))
+
+
+@admin.register(Delivery)
+class DeliveryAdmin(admin.ModelAdmin):
+    """The delivery log: every event sent (or waiting) per channel, with attempts and the receiver's answer."""
+
+    list_display = ("created_at", "channel", "event", "status", "attempts", "last_status", "sent_at", "last_error")
+    list_filter = ("status", "channel")
+    search_fields = ("event__device__name", "event__rule__name", "channel__name")
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
