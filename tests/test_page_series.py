@@ -63,7 +63,8 @@ def batch(client, graphs, **query):
 
 def test_a_page_of_graphs_is_one_query_and_its_numbers_are_the_single_graph_apis(admin_client, page, influx):
     before = influx_queries(influx)
-    window = {"start": str(int(time.time()) - DAY + 7), "end": str(int(time.time()) - 7), "points": "300"}
+    # 360 points: a 240-s step, finer than the 5-minute windows, so raw samples (300 points would read the windows).
+    window = {"start": str(int(time.time()) - DAY + 7), "end": str(int(time.time()) - 7), "points": "360"}
     data = batch(admin_client, page["graphs"], **window)
     assert influx_queries(influx) - before == 2  # every graph's points and legend; then their percentiles
     assert data["errors"] == {} and len(data["graphs"]) == 2 * PORTS
@@ -129,3 +130,17 @@ def test_bad_batches_are_refused_with_a_message(admin_client, page, django_user_
     assert client.get("/api/series", {"graph": str(graph.pk)}).status_code == 200
     client.logout()
     assert client.get("/api/series", {"graph": str(graph.pk)}).status_code == 401
+
+
+def test_a_day_on_a_page_reads_the_five_minute_windows_and_keeps_every_peak(admin_client, page):
+    """A chart of 592 px asks for 296 points (a 292-s step): it gets 288 five-minute windows, 3 % fewer points,
+    cached, and each window's maximum is the largest raw sample in it."""
+    traffic = next(g for g in page["graphs"] if g.template == "traffic" and g.instance == "p/3")
+    window = {"start": str(int(time.time()) - DAY), "end": str(int(time.time())), "points": "296"}
+    snapped = batch(admin_client, [traffic], **window)["graphs"][str(traffic.pk)]
+    raw = admin_client.get(f"/api/graphs/{traffic.pk}/series", {**window, "points": "1440"}).json()
+    assert snapped["tier"] == "5m" and raw["tier"] == "raw"
+    assert 288 <= len(snapped["series"][0]["points"]) <= 290
+    peak = max(p[3] for p in raw["series"][0]["points"] if p[3] is not None)
+    assert max(p[3] for p in snapped["series"][0]["points"] if p[3] is not None) == pytest.approx(peak)
+    assert snapped["series"][0]["stats"]["maximum"] == pytest.approx(raw["series"][0]["stats"]["maximum"])
