@@ -20,7 +20,13 @@ RUN groupadd --system --gid 10001 monitor \
        --shell /usr/sbin/nologin monitor
 
 COPY requirements.txt ./
-RUN pip install -r requirements.txt
+# python-ldap (django-auth-ldap, directory sign-in) builds against OpenLDAP's headers; only its runtime stays.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends gcc libldap2-dev libsasl2-dev \
+    && pip install -r requirements.txt \
+    && apt-get purge -y gcc libldap2-dev libsasl2-dev && apt-get autoremove -y \
+    && apt-get install -y --no-install-recommends libldap-2.5-0 libsasl2-2 \
+    && rm -rf /var/lib/apt/lists/*
 
 COPY --from=node /build/node_modules ./node_modules
 # Only what runs: never var/ (demo secrets, databases), .env, .venv or .git from the build context.

@@ -9,6 +9,7 @@ import dj_database_url
 
 from monitor.core.clientip import parse_networks
 from monitor.core.config import ConfigError, env, env_bool, env_float, env_int, env_list, secret_from_var
+from monitor.core.directory import ldap_settings
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env("MONITOR_VAR_DIR", str(BASE_DIR / "var")))
@@ -111,6 +112,10 @@ try:
     MONITOR_TRUSTED_PROXIES = parse_networks(env_list("MONITOR_TRUSTED_PROXIES", ""))
 except ValueError as exc:
     raise ConfigError(str(exc)) from None
+# Directory sign-in (LDAP), on when MONITOR_LDAP_URI is set; see monitor/core/directory.py and README.
+globals().update(ldap_settings())
+if "AUTH_LDAP_SERVER_URI" in globals():
+    AUTHENTICATION_BACKENDS.insert(1, "django_auth_ldap.backend.LDAPBackend")
 AXES_FAILURE_LIMIT = MONITOR_LOGIN_MAX_FAILURES
 AXES_COOLOFF_TIME = timedelta(seconds=MONITOR_LOGIN_LOCKOUT_S)
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]

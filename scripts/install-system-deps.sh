@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
-# Install the Debian packages the demo and tests run: redis-server and chromium (browser tests).
+# Install the Debian packages the demo and tests run: redis-server, chromium (browser tests), slapd and ldap-utils
+# (a real directory for the LDAP sign-in tests), and OpenLDAP's headers, which python-ldap builds against.
 set -euo pipefail
 need=()
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v slapd >/dev/null 2>&1 || [ -x /usr/sbin/slapd ] || need+=(slapd)
+command -v ldapadd >/dev/null 2>&1 || need+=(ldap-utils)
+dpkg -s libldap2-dev >/dev/null 2>&1 || need+=(libldap2-dev)
+dpkg -s libsasl2-dev >/dev/null 2>&1 || need+=(libsasl2-dev)
+command -v gcc >/dev/null 2>&1 || need+=(gcc)
 [ ${#need[@]} -eq 0 ] && exit 0
 echo "installing Debian packages: ${need[*]}" >&2
 SUDO=""
