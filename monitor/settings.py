@@ -10,6 +10,7 @@ import dj_database_url
 from monitor.core.clientip import parse_networks
 from monitor.core.config import ConfigError, env, env_bool, env_float, env_int, env_list, secret_from_var
 from monitor.core.directory import ldap_settings
+from monitor.core.oidc_settings import oidc_settings
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env("MONITOR_VAR_DIR", str(BASE_DIR / "var")))
@@ -80,6 +81,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "monitor.core.oidc.context",
             ],
         },
     },
@@ -116,6 +118,13 @@ except ValueError as exc:
 globals().update(ldap_settings())
 if "AUTH_LDAP_SERVER_URI" in globals():
     AUTHENTICATION_BACKENDS.insert(1, "django_auth_ldap.backend.LDAPBackend")
+# OpenID Connect sign-in, on when MONITOR_OIDC_CLIENT_ID is set; see monitor/core/oidc.py and README.
+globals().update(oidc_settings())
+MONITOR_OIDC_NAME = env("MONITOR_OIDC_NAME", "single sign-on")
+MONITOR_OIDC_GROUPS_CLAIM = env("MONITOR_OIDC_GROUPS_CLAIM", "groups")
+MONITOR_OIDC_STAFF_GROUP = env("MONITOR_OIDC_STAFF_GROUP", "")
+if "OIDC_RP_CLIENT_ID" in globals():
+    AUTHENTICATION_BACKENDS.append("monitor.core.oidc.GroupsOIDCBackend")
 AXES_FAILURE_LIMIT = MONITOR_LOGIN_MAX_FAILURES
 AXES_COOLOFF_TIME = timedelta(seconds=MONITOR_LOGIN_LOCKOUT_S)
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]

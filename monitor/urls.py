@@ -4,6 +4,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from monitor.core import oidc
 from monitor.graphs import api, views
 from monitor.graphs.trees import views as tree_views
 from monitor.health import views as health_views
@@ -31,6 +32,8 @@ urlpatterns = [
     path("api/aggregates/<int:object_id>/series", api.series_json, {"kind": "aggregate"}, name="aggregate-series"),
     path("api/aggregates/<int:object_id>/series.csv", api.series_csv, {"kind": "aggregate"}, name="aggregate-csv"),
     path("api/devices/<int:device_id>/heatmap", api.heatmap, name="device-heatmap"),
+    path("oidc/authenticate/", oidc.start, name="oidc_authentication_init"),
+    path("oidc/callback/", oidc.callback, name="oidc_authentication_callback"),
     path("login/", auth_views.LoginView.as_view(template_name="registration/login.html"), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("alerts/", include("monitor.alerts.urls")),

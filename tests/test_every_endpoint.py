@@ -11,7 +11,8 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
 pytestmark = pytest.mark.django_db
-OPEN = {"login/", "logout/", "healthz"}  # the only routes anyone may reach without a login (logout: harmless)
+# The only routes anyone may reach without a login (logout: harmless; the OpenID Connect sign-in: 404 while off).
+OPEN = {"login/", "logout/", "healthz", "oidc/authenticate/", "oidc/callback/"}
 ADMIN_FORMS = [
     "/admin/monitor/device/add/",
     "/admin/alerts/rule/add/",
