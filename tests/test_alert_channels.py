@@ -12,6 +12,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from django.contrib.auth import get_user_model
 
 from monitor.alerts import channels
 from monitor.alerts.models import Channel, Delivery, Event
@@ -157,6 +158,12 @@ def test_a_channel_that_is_down_is_retried_and_holds_back_no_other(
     assert waiting.status == "queued" and waiting.attempts == 1 and "ConnectionRefused" in waiting.last_error
     assert "S3CRET" not in waiting.last_error
     assert Delivery.objects.get(channel__name="flaky").last_status == 503
+    from django.test import Client
+
+    page = Client()
+    page.force_login(get_user_model().objects.create_superuser("boss", "boss@example.org", "x-pass-12345"))
+    notice = page.get("/alerts/").content.decode()
+    assert "<b>Channel down is failing:</b> 1 message waiting" in notice and "S3CRET" not in notice
 
     time.sleep(1.2)  # the back-off: one base interval
     assert channels.send_due() == {"sent": 1, "failed": 1, "skipped": 0}  # flaky is back, down is still down

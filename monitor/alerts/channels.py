@@ -156,3 +156,21 @@ def send_test(channel: Channel, requested_by: str = "") -> str:
     """The Test button: send a test message now; what the receiver said, or NotDelivered."""
     status = post(channel, payloads.test_payload(channel.kind, requested_by))
     return f"delivered: the receiver answered HTTP {status}"
+
+
+def failing() -> list[dict]:
+    """What the alerts page shows for each channel whose messages wait after a failed attempt."""
+    rows = Delivery.objects.filter(status=QUEUED, attempts__gt=0).select_related("channel").order_by("-id")[:500]
+    found: dict[int, dict] = {}
+    for row in rows:  # newest first: the first row seen of a channel holds its last error
+        entry = found.setdefault(row.channel_id, {"channel": row.channel.name, "error": row.last_error, "rows": []})
+        entry["rows"].append(row)
+    return [
+        {
+            "channel": entry["channel"],
+            "error": entry["error"],
+            "waiting": len(entry["rows"]),
+            "next_attempt_at": min(r.next_attempt_at for r in entry["rows"] if r.next_attempt_at),
+        }
+        for entry in found.values()
+    ]

@@ -15,7 +15,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
-from monitor.alerts import defaults, delivery
+from monitor.alerts import channels, defaults, delivery
 from monitor.alerts.forms import MaintenanceForm, RuleForm
 from monitor.alerts.models import AlertState, Event, Maintenance, Rule
 from monitor.core.ids import parse_id
@@ -51,6 +51,7 @@ def current(request: HttpRequest) -> HttpResponse:
     context = {
         "states": states,
         "problem": delivery.delivery_problem(),
+        "channel_problems": channels.failing(),
         "maintenance": _visible_maintenance(access),
     }
     return render(request, "alerts/current.html", context)
