@@ -40,7 +40,7 @@ def log_in(page, base_url: str, username: str, password: str, next_path: str = "
     page.wait_for_load_state("networkidle")
 
 
-def scroll_until_drawn(page, count: int, timeout_s: float = 20.0) -> None:
+def scroll_until_drawn(page, count: int, timeout_s: float = 40.0) -> None:
     """Scroll down the page a screen at a time (charts are drawn as they come near the view) until `count`
     charts are drawn, then back to the top."""
     import time
