@@ -23,10 +23,12 @@ CHROMIUM_ARGS = [
     "--no-first-run",
     "--disable-quic",
 ]
-IN_VIEW = (
+IN_VIEW = (  # drawn, or showing why it could not be (counted apart as failed graphs)
     "[...document.querySelectorAll('figure.graph')].filter(f => { const b = f.getBoundingClientRect(); "
-    "return b.bottom > 0 && b.top < innerHeight; }).every(f => f.querySelector('canvas[data-points]'))"
+    "return b.bottom > 0 && b.top < innerHeight; }).every(f => f.querySelector('canvas[data-points]') "
+    "|| f.dataset.loaded === 'error')"
 )
+FAILED = "document.querySelectorAll('figure.graph[data-loaded=\"error\"]').length"
 ALL_DATA = (
     "document.querySelectorAll('figure.graph[data-loaded]').length === document.querySelectorAll('figure.graph').length"
 )
@@ -79,4 +81,5 @@ def _load(page, url: str) -> dict[str, float]:
     for name, condition in (("first_screen_ms", IN_VIEW), ("every_graph_ms", ALL_DATA), ("p95_ms", PERCENTILES)):
         page.wait_for_function(condition, timeout=120_000, polling=10)
         marks[name] = (time.perf_counter() - started) * 1000
+    marks["failed_graphs"] = page.evaluate(FAILED)
     return marks
