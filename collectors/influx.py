@@ -126,11 +126,17 @@ class InfluxWriter:
             raise InfluxWriteError(f"HTTP {status} {reason}" if status else str(reason), status) from None
 
     def spooled_bytes(self) -> int:
-        total = 0
+        return self.spool_summary()[0]
+
+    def spool_summary(self) -> tuple[int, float | None]:
+        """Bytes waiting in the spool, and the modification time of its oldest file (None when empty)."""
+        total, oldest = 0, None
         for path in self._spool_files():
             with contextlib.suppress(FileNotFoundError):  # claimed by another worker since the listing
-                total += path.stat().st_size
-        return total
+                stat = path.stat()
+                total += stat.st_size
+                oldest = stat.st_mtime if oldest is None else min(oldest, stat.st_mtime)
+        return total, oldest
 
     def _spool_files(self) -> list[Path]:
         if not self.spool_dir.is_dir():

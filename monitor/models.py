@@ -20,6 +20,9 @@ POLL_STATUS_FIELDS = (
     "poll_warnings",
 )
 
+# What discovery writes on its device row (read-only in the admin and the API).
+DISCOVERY_FIELDS = ("profile", "profile_reason", "sys_name", "sys_descr", "sys_object_id", "discovered_at")
+
 
 class Device(models.Model):
     """A switch or storage array polled over SNMP."""

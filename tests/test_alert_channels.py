@@ -70,22 +70,22 @@ def receivers():
         receiver.close()
 
 
+def drive(agent, device, rule, rate: float, kind: str) -> None:
+    """Set the port's rate and poll until the rule records an event of `kind` (at most six polls)."""
+    agent.set_rate("1/g1-in", rate)
+    for _ in range(6):
+        poll(device)
+        if Event.objects.filter(rule=rule, kind=kind).exists():
+            return
+    raise AssertionError(f"no {kind} event after six polls")
+
+
 def fire_then_clear(agent, device, rule) -> None:
     """Drive the port above the rule, poll until it fires, then back down until it clears."""
     prime(device, rule)
-    agent.set_rate("1/g1-in", HIGH)
-    for _ in range(6):
-        poll(device)
-        if Event.objects.filter(rule=rule, kind="fire").exists():
-            break
-    assert Event.objects.filter(rule=rule, kind="fire").exists()
+    drive(agent, device, rule, HIGH, "fire")
     channels.send_due()
-    agent.set_rate("1/g1-in", BASE["1/g1-in"])
-    for _ in range(6):
-        poll(device)
-        if Event.objects.filter(rule=rule, kind="clear").exists():
-            break
-    assert Event.objects.filter(rule=rule, kind="clear").exists()
+    drive(agent, device, rule, BASE["1/g1-in"], "clear")
 
 
 def test_each_channel_gets_the_firing_and_the_recovered_message_once(agent, clean_backends, restore_rates, receivers):
@@ -144,11 +144,7 @@ def test_a_channel_that_is_down_is_retried_and_holds_back_no_other(
         ]
     )
     prime(device, rule)
-    agent.set_rate("1/g1-in", HIGH)
-    for _ in range(6):
-        poll(device)
-        if Event.objects.filter(rule=rule, kind="fire").exists():
-            break
+    drive(agent, device, rule, HIGH, "fire")
     from monitor.alerts.tasks import send_pending
 
     counts = send_pending()

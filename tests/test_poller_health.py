@@ -178,13 +178,17 @@ def test_the_figures_are_written_as_samples_and_read_back_as_history(clean_backe
 
 
 def test_spool_state_and_duration_percentiles(tmp_path):
-    assert stats.spool_state(tmp_path / "none", 1000.0) == {"spool_bytes": 0, "spool_age_s": 0}
+    from collectors.influx import InfluxWriter
+
+    empty = InfluxWriter("http://127.0.0.1:9", "t", "o", "b", tmp_path / "none")
+    assert stats.spool_state(empty, 1000.0) == {"spool_bytes": 0, "spool_age_s": 0}
     spooled = tmp_path / "a-1-raw.lp"
     spooled.write_text("x" * 1500)
     import os
 
     os.utime(spooled, (900.0, 900.0))
-    assert stats.spool_state(tmp_path, 1000.0) == {"spool_bytes": 1500, "spool_age_s": 100.0}
+    writer = InfluxWriter("http://127.0.0.1:9", "t", "o", "b", tmp_path)
+    assert stats.spool_state(writer, 1000.0) == {"spool_bytes": 1500, "spool_age_s": 100.0}
     tally = stats.BatchStats()
     for duration in [0.04] * 90 + [3.0] * 10:
         tally.poll("g", duration)

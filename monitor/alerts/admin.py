@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.utils.decorators import method_decorator
 from django.views.decorators.debug import sensitive_post_parameters
 
+from monitor.alerts.adminbuttons import SaveThenTest
 from monitor.alerts.forms import MaintenanceForm, RuleForm
 from monitor.alerts.mailserver import MailNotSent, send_test
 from monitor.alerts.mailserverform import MailServerForm
@@ -52,7 +53,7 @@ class EventAdmin(ReadOnly):
 
 
 @admin.register(MailServer)
-class MailServerAdmin(admin.ModelAdmin):
+class MailServerAdmin(SaveThenTest, admin.ModelAdmin):
     """One row, superusers only; "Send a test mail to me" saves the form and then mails the user."""
 
     form = MailServerForm
@@ -91,16 +92,6 @@ class MailServerAdmin(admin.ModelAdmin):
         if row is None:
             return redirect("admin:alerts_mailserver_add")
         return redirect("admin:alerts_mailserver_change", row.pk)
-
-    def response_add(self, request: HttpRequest, obj: MailServer, post_url_continue=None) -> HttpResponse:
-        if "_send_test" in request.POST:
-            return self._send_test(request, obj)
-        return super().response_add(request, obj, post_url_continue)
-
-    def response_change(self, request: HttpRequest, obj: MailServer) -> HttpResponse:
-        if "_send_test" in request.POST:
-            return self._send_test(request, obj)
-        return super().response_change(request, obj)
 
     def _send_test(self, request: HttpRequest, obj: MailServer) -> HttpResponse:
         """Mail the logged-in user through the settings just saved; say whether it worked, or the SMTP error."""

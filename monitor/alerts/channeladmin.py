@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.utils.decorators import method_decorator
 from django.views.decorators.debug import sensitive_post_parameters
 
+from monitor.alerts.adminbuttons import SaveThenTest
 from monitor.alerts.channels import NotDelivered, redact, send_test
 from monitor.alerts.models import Channel, Delivery
 
@@ -46,7 +47,7 @@ class ChannelForm(forms.ModelForm):
 
 
 @admin.register(Channel)
-class ChannelAdmin(admin.ModelAdmin):
+class ChannelAdmin(SaveThenTest, admin.ModelAdmin):
     form = ChannelForm
     list_display = ("name", "kind", "enabled", "timeout_s")
     change_form_template = "admin/alerts/channel/change_form.html"
@@ -59,13 +60,7 @@ class ChannelAdmin(admin.ModelAdmin):
         obj.url, obj.secret = form.cleaned_data["url"], form.cleaned_data.get("secret") or ""
         super().save_model(request, obj, form, change)
 
-    def response_add(self, request: HttpRequest, obj: Channel, post_url_continue=None) -> HttpResponse:
-        return self._test(request, obj) if "_send_test" in request.POST else super().response_add(request, obj)
-
-    def response_change(self, request: HttpRequest, obj: Channel) -> HttpResponse:
-        return self._test(request, obj) if "_send_test" in request.POST else super().response_change(request, obj)
-
-    def _test(self, request: HttpRequest, obj: Channel) -> HttpResponse:
+    def _send_test(self, request: HttpRequest, obj: Channel) -> HttpResponse:
         """Send a test message through the settings just saved; say what the receiver answered."""
         try:
             said = send_test(obj, request.user.get_username())

@@ -10,15 +10,13 @@ import logging
 import time
 import urllib.error
 import urllib.request
-import uuid
 from datetime import timedelta
 
-from django.conf import settings
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from monitor.alerts import payloads
-from monitor.alerts.delivery import WORKER_ID, backoff_s
+from monitor.alerts.delivery import backoff_s, claim_row, unclaimed
 from monitor.alerts.models import Channel, Delivery
 
 log = logging.getLogger(__name__)
@@ -78,7 +76,7 @@ def due(limit: int = 200) -> list[int]:
     )
     rows = (
         Delivery.objects.filter(status=QUEUED, next_attempt_at__lte=now, channel__enabled=True)
-        .filter(Q(claimed_until__isnull=True) | Q(claimed_until__lt=now))
+        .filter(unclaimed(now))
         .filter(~Exists(earlier))
         .order_by("id")
         .values_list("id", flat=True)
@@ -88,14 +86,7 @@ def due(limit: int = 200) -> list[int]:
 
 def claim(delivery_id: int) -> str | None:
     """One conditional UPDATE takes the row for this sender; None when another sender has it."""
-    now = timezone.now()
-    token = f"{WORKER_ID}:{uuid.uuid4().hex[:8]}"
-    won = (
-        Delivery.objects.filter(pk=delivery_id, status=QUEUED, next_attempt_at__lte=now)
-        .filter(Q(claimed_until__isnull=True) | Q(claimed_until__lt=now))
-        .update(claimed_by=token, claimed_until=now + timedelta(seconds=settings.ALERTS_SEND_LEASE_S))
-    )
-    return token if won == 1 else None
+    return claim_row(Delivery.objects.filter(pk=delivery_id, status=QUEUED))
 
 
 def send_one(delivery_id: int) -> str:

@@ -26,13 +26,28 @@ def backoff_s(attempts: int) -> float:
     return float(min(cap, base * 2 ** max(attempts - 1, 0)))
 
 
+def unclaimed(now) -> Q:
+    """Rows no sender holds: never claimed, or the claim's lease has run out (its sender died)."""
+    return Q(claimed_until__isnull=True) | Q(claimed_until__lt=now)
+
+
+def claim_row(queued, worker: str = "") -> str | None:
+    """Take one due queued row (`queued`: a queryset of it) with one conditional UPDATE: a token for the sender
+    that changed it, None when another sender has it or it is not due. Mails and channel deliveries share it."""
+    now = timezone.now()
+    token = f"{worker or WORKER_ID}:{uuid.uuid4().hex[:8]}"
+    lease = now + timedelta(seconds=settings.ALERTS_SEND_LEASE_S)
+    won = queued.filter(next_attempt_at__lte=now).filter(unclaimed(now)).update(claimed_by=token, claimed_until=lease)
+    return token if won == 1 else None
+
+
 def due(limit: int = 200) -> list[int]:
     """Queued events whose next attempt is due, oldest first, skipping any behind an unsent earlier one."""
     now = timezone.now()
     earlier = Event.objects.filter(state=OuterRef("state"), id__lt=OuterRef("id"), mail=Event.Mail.QUEUED)
     rows = (
         Event.objects.filter(mail=Event.Mail.QUEUED, next_attempt_at__lte=now)
-        .filter(Q(claimed_until__isnull=True) | Q(claimed_until__lt=now))
+        .filter(unclaimed(now))
         .filter(~Exists(earlier))
         .order_by("id")
         .values_list("id", flat=True)
@@ -42,15 +57,7 @@ def due(limit: int = 200) -> list[int]:
 
 def claim(event_id: int, worker: str = "") -> str | None:
     """Take a queued row for sending with one conditional UPDATE; returns a token, or None if another has it."""
-    now = timezone.now()
-    token = f"{worker or WORKER_ID}:{uuid.uuid4().hex[:8]}"
-    lease = now + timedelta(seconds=settings.ALERTS_SEND_LEASE_S)
-    won = (
-        Event.objects.filter(pk=event_id, mail=Event.Mail.QUEUED, next_attempt_at__lte=now)
-        .filter(Q(claimed_until__isnull=True) | Q(claimed_until__lt=now))
-        .update(claimed_by=token, claimed_until=lease)
-    )
-    return token if won == 1 else None
+    return claim_row(Event.objects.filter(pk=event_id, mail=Event.Mail.QUEUED), worker)
 
 
 def send_one(event_id: int, worker: str = "") -> str:

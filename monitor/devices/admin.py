@@ -13,9 +13,8 @@ from django.views.decorators.debug import sensitive_post_parameters
 from monitor.devices.forms import DeviceForm, ImportForm
 from monitor.devices.importing import MAX_BYTES, BadFile, import_devices
 from monitor.devices.saving import after_save
-from monitor.models import POLL_STATUS_FIELDS, Device, Graph, Interface, InterfaceRename
+from monitor.models import DISCOVERY_FIELDS, POLL_STATUS_FIELDS, Device, Graph, Interface, InterfaceRename
 
-DISCOVERY_FIELDS = ("profile", "profile_reason", "sys_name", "sys_descr", "sys_object_id", "discovered_at")
 # Posted device secrets are replaced by stars in error reports (a 500 mailed to admins, DEBUG pages).
 sensitive_secrets = method_decorator(sensitive_post_parameters("community", "v3_auth_key", "v3_priv_key"))
 

@@ -58,7 +58,7 @@ class RowOutcome:
         return self.device is not None
 
 
-def _rows(data: bytes) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
+def _rows(data: bytes) -> tuple[list[str], list[tuple[int, list[str]]]]:
     if len(data) > MAX_BYTES:
         raise BadFile(f"the file is larger than {MAX_BYTES // 1024 // 1024} MB")
     try:
@@ -82,7 +82,7 @@ def _rows(data: bytes) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
             continue
         if len(rows) >= MAX_ROWS:
             raise BadFile(f"more than {MAX_ROWS} rows: split the file")
-        rows.append((reader.line_num, dict(zip(header, cells, strict=False)) | {"_cells": str(len(cells))}))
+        rows.append((reader.line_num, cells))
     return header, rows
 
 
@@ -112,11 +112,12 @@ def import_devices(data: bytes, skip_test: bool = False) -> list[RowOutcome]:
     """Check and test every row, import the good ones; raises BadFile when the file itself is unusable."""
     header, rows = _rows(data)
     outcomes, seen = [], set()
-    for line, row in rows:
+    for line, cells in rows:
+        row = dict(zip(header, cells, strict=False))
         name = (row.get("name") or "").strip()
         outcome = RowOutcome(line, name)
         outcomes.append(outcome)
-        if int(row.pop("_cells")) != len(header):
+        if len(cells) != len(header):
             outcome.errors.append(f"{len(header)} columns expected as in the header")
             continue
         if name.lower() in seen:

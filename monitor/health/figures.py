@@ -19,6 +19,10 @@ from monitor.polling import backoff, stats
 WINDOW_MIN = 5  # figures cover the last five whole minutes and the running one
 STALE_INTERVALS = 2  # a device without a good poll for this many intervals is listed, red
 SLOWEST = 20
+# The figures of a row: counted by the poll path for groups and workers alike, and those of one kind of row.
+COUNTED = ("polls_per_min", "p50_s", "p95_s", "failures", "timeouts", "overruns", "write_errors")
+GROUP_ONLY = ("devices", "backing_off", "queued", "rollup_lag_s")
+WORKER_ONLY = ("spool_bytes", "spool_age_s")
 LISTED = 300  # up to this many devices the page lists each one; above, the stale and the slowest only
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 
-from monitor.health.figures import Health
+from monitor.health.figures import GROUP_ONLY, Health
 
 PREFIX = "snmp_monitor_"
 PER_ROW = (  # (figure, metric name, help)
@@ -26,9 +26,6 @@ PER_ROW = (  # (figure, metric name, help)
     ("seen_s", "worker_last_batch_age_seconds", "Seconds since the worker's last batch"),
     ("rollup_lag_s", "rollup_lag_seconds", "How long ago the group's oldest rollup window still open ended"),
 )
-
-
-GROUP_ONLY = ("devices", "backing_off", "queued", "rollup_lag_s")
 
 
 class _Collector:

@@ -7,11 +7,7 @@ import time
 
 from collectors.samples import Sample
 from monitor.core import services
-from monitor.health.figures import Figures, Health, health
-
-GRAPHED = ("devices", "polls_per_min", "p50_s", "p95_s", "failures", "timeouts", "overruns", "write_errors")
-GROUP_ONLY = ("backing_off", "queued", "rollup_lag_s")
-WORKER_ONLY = ("spool_bytes", "spool_age_s")
+from monitor.health.figures import COUNTED, GROUP_ONLY, WORKER_ONLY, Figures, Health, health
 
 
 def _fields(row: Figures, names: tuple[str, ...]) -> dict[str, float]:
@@ -27,10 +23,10 @@ def samples(figures: Health, now: float) -> list[Sample]:
         stale[group] = stale.get(group, 0) + 1
     out = []
     for row in figures.groups:
-        row_fields = _fields(row, GRAPHED + GROUP_ONLY) | {"stale": float(stale.get(row.name, 0))}
+        row_fields = _fields(row, COUNTED + GROUP_ONLY) | {"stale": float(stale.get(row.name, 0))}
         out.append(Sample("poller_group", {"group": row.name}, row_fields, now))
     for row in figures.workers:
-        out.append(Sample("poller_worker", {"worker": row.name}, _fields(row, GRAPHED[1:] + WORKER_ONLY), now))
+        out.append(Sample("poller_worker", {"worker": row.name}, _fields(row, COUNTED + WORKER_ONLY), now))
     return out
 
 

@@ -12,8 +12,8 @@ from django.views.decorators.http import require_GET
 
 from monitor.graphs.timerange import RangeError, parse_range
 from monitor.graphs.viewhelpers import api_auth, json_error, range_context
-from monitor.health import metrics, sampling
-from monitor.health.figures import STALE_INTERVALS, health
+from monitor.health import metrics
+from monitor.health.figures import COUNTED, STALE_INTERVALS, health
 from monitor.timeseries import pollers
 
 log = logging.getLogger(__name__)
@@ -31,7 +31,7 @@ def page(request: HttpRequest) -> HttpResponse:
     """Groups, workers, devices without a good poll for two intervals, the slowest devices, graphs over time."""
     _staff(request)
     context = {"health": health(), "stale_intervals": STALE_INTERVALS, **range_context(request)}
-    context["graphed"] = [name for name in sampling.GRAPHED if name != "devices"]
+    context["graphed"] = COUNTED
     return render(request, "monitor/pollers.html", context)
 
 

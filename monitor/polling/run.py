@@ -80,7 +80,7 @@ def run_polls(device_ids: list[int], tick: int | None = None) -> dict[int, str]:
             outcomes.update(_poll_and_record(mine, tick, silent, tally))
     finally:
         locks.release_many(redis, sorted(held))
-        tally.save(redis, services.influx_writer().spool_dir)
+        tally.save(redis, services.influx_writer())
     return outcomes
 
 

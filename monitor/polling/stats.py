@@ -12,7 +12,6 @@ import os
 import socket
 import time
 from collections import Counter
-from pathlib import Path
 
 from redis.exceptions import RedisError
 
@@ -65,7 +64,7 @@ class BatchStats:
         if count:
             self.counts[(group, name)] += count
 
-    def save(self, redis, spool_dir: Path | None = None, now: float | None = None) -> None:
+    def save(self, redis, writer=None, now: float | None = None) -> None:
         """Add the batch to this minute's hash and refresh this worker's row; Redis away loses only figures."""
         now = time.time() if now is None else now
         worker = worker_name()
@@ -75,7 +74,8 @@ class BatchStats:
             for (group, name), count in self.counts.items():
                 pipe.hincrby(key, field(group, worker, name), count)
             pipe.expire(key, KEEP_S)
-            pipe.hset(WORKER_KEY.format(worker=worker), mapping={"seen": now, **spool_state(spool_dir, now)})
+            spool = spool_state(writer, now) if writer is not None else {"spool_bytes": 0, "spool_age_s": 0}
+            pipe.hset(WORKER_KEY.format(worker=worker), mapping={"seen": now, **spool})
             pipe.expire(WORKER_KEY.format(worker=worker), KEEP_S)
             pipe.zadd(WORKERS_KEY, {worker: now})
             pipe.zremrangebyscore(WORKERS_KEY, 0, now - KEEP_S)
@@ -84,19 +84,10 @@ class BatchStats:
             pass  # the polls are recorded on their rows and in InfluxDB; only the health figures miss a batch
 
 
-def spool_state(spool_dir: Path | None, now: float) -> dict[str, float]:
-    """Bytes waiting in this worker's spool and the age of its oldest file (0 when empty)."""
-    if spool_dir is None or not spool_dir.is_dir():
-        return {"spool_bytes": 0, "spool_age_s": 0}
-    size, oldest = 0, now
-    for path in spool_dir.glob("*.lp"):
-        try:
-            stat = path.stat()
-        except OSError:
-            continue  # replayed meanwhile
-        size += stat.st_size
-        oldest = min(oldest, stat.st_mtime)
-    return {"spool_bytes": size, "spool_age_s": round(now - oldest, 1) if size else 0}
+def spool_state(writer, now: float) -> dict[str, float]:
+    """Bytes waiting in this worker's spool (collectors.influx.InfluxWriter) and its oldest file's age (0: empty)."""
+    size, oldest = writer.spool_summary()
+    return {"spool_bytes": size, "spool_age_s": round(now - oldest, 1) if size and oldest is not None else 0}
 
 
 def minutes(redis, last: int, now: float | None = None) -> list[dict[str, int]]:

@@ -6,25 +6,10 @@ from rest_framework import serializers
 
 from monitor.devices.forms import DeviceForm
 from monitor.graphs.trees.models import Tree, TreeNode
-from monitor.models import Device, Graph, Interface
+from monitor.models import DISCOVERY_FIELDS, POLL_STATUS_FIELDS, Device, Graph, Interface
 
 SECRETS = ("community", "v3_auth_key", "v3_priv_key")
-READ_ONLY = (
-    "id",
-    "profile",
-    "profile_reason",
-    "sys_name",
-    "sys_descr",
-    "sys_object_id",
-    "discovered_at",
-    "last_poll_at",
-    "last_success_at",
-    "last_error",
-    "last_error_at",
-    "consecutive_failures",
-    "last_poll_duration_s",
-    "uptime_s",
-)
+READ_ONLY = ("id", *DISCOVERY_FIELDS, *POLL_STATUS_FIELDS)  # what discovery and the polls write
 
 
 class DeviceSerializer(serializers.ModelSerializer):

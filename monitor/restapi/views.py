@@ -41,8 +41,7 @@ class DeviceViewSet(viewsets.ModelViewSet):
     def _save(self, request: Request, instance: Device | None) -> Response:
         serializer = self.get_serializer(instance, data=request.data, partial=instance is not None)
         serializer.is_valid(raise_exception=True)  # types first (a string where a number goes, unknown choices)
-        values = {k: v for k, v in serializer.validated_data.items()}
-        device, errors = save_device(values, instance)
+        device, errors = save_device(dict(serializer.validated_data), instance)
         if errors:
             raise ValidationError(errors)
         answer = self.get_serializer(device).data
