@@ -184,6 +184,13 @@ def s5(r: dict) -> str:
         f"| their 95th percentiles of 5-minute means (`p95=only`) | {ms(r['page_1y_only_cold_s'])} | "
         f"{ms(r['page_1y_only_p50_s'])} | | |\n"
     )
+    if "page_1y_p95_slid_s" in r:
+        text += (
+            "\nThe same 48 year percentiles in process, read in full and then as the year moves on by 5 minutes "
+            "(the values kept by the first read trimmed and topped up, monitor/timeseries/sliding.py): "
+            f"{ms(r['page_1y_p95_full_s'])} ms in full, {ms(r['page_1y_p95_slid_s'])} ms 5 minutes later, "
+            f"{ms(r['page_1y_p95_slid_again_s'])} ms 5 minutes after that.\n"
+        )
     page = r.get("page", {})
     if page:
         text += (

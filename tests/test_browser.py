@@ -50,3 +50,32 @@ def test_device_page_draws_traffic_charts(agent, clean_backends, live_server, dj
         assert page.url.endswith("?range=6h")
         page.wait_for_selector("canvas[data-points]")
         assert page.locator("a.range.active").inner_text() == "6h"
+
+
+def test_graphs_that_arrive_before_the_chart_scripts_wait_for_them(
+    agent, clean_backends, live_server, admin_user, monkeypatch
+):
+    """The first screen's data is preloaded while the page is read: when it lands after Chart.js but before its
+    date adapter has run (a slow script), the charts are drawn once every script is there, not failed."""
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    device = Device.objects.create(
+        name="slow-scripts", host="127.0.0.1", port=agent.port, community="switch", poll_interval_s=2, timeout_s=1.0
+    )
+    for _ in range(2):
+        assert run_poll(device.pk) == "ok"
+        time.sleep(2.1)
+    with chromium_page() as page:
+        log_in(page, live_server.url, "admin", "password")
+
+        def slow_adapter(route):
+            time.sleep(1.5)  # the date adapter arrives long after the preloaded answer
+            route.continue_()
+
+        page.route("**/chartjs-adapter-date-fns*.js", slow_adapter)
+        page.goto(f"{live_server.url}/devices/{device.pk}/?start=now-5m&end=now")
+        page.wait_for_selector("figure.graph canvas[data-points]", timeout=30_000)
+        first = page.locator("figure.graph").first
+        assert first.get_attribute("data-loaded") == "1"
+        assert int(first.locator("canvas").get_attribute("data-points")) >= 2
+        assert page.locator("figure.graph[data-loaded='error']").count() == 0
+        assert "Could not load" not in page.locator("#graphs").inner_text()

@@ -156,3 +156,13 @@ def test_changing_a_retention_keeps_existing_data(history, settings):
     assert [r.every_seconds for r in after.retention_rules] == [3000 * 86400]
     _, again = series(YEAR_PORT, NOW - timedelta(days=366))
     assert again["points"] == inbound["points"]
+
+
+@pytest.mark.parametrize("points", [800, 296, 37])
+def test_a_chart_never_has_more_points_than_asked_whatever_the_minute(history, points):
+    """Windows cut short at both ends of the range and the raw samples around the whole windows are points too:
+    at any moment of the hour, a year stays within `points` (it drew 801 of 800 at some minutes)."""
+    for minutes in range(0, 60, 7):
+        end = NOW - timedelta(minutes=minutes, seconds=13)
+        _, inbound = series(YEAR_PORT, end - timedelta(days=366), end, points=points)
+        assert 0 < len(inbound["points"]) <= points, (minutes, len(inbound["points"]))

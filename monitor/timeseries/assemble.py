@@ -3,6 +3,7 @@ docs/graphs.md (averages of every sample, extremes of every sample, totals by ea
 
 from __future__ import annotations
 
+from array import array
 from collections import defaultdict
 
 from monitor.timeseries import stats, tiers
@@ -24,14 +25,40 @@ def graph(plot: Plot, found: dict, shape: Layout, span: Window, interval: int) -
 
 
 def rollup_part(plot: Plot, found: dict, shape: Layout, span: Window) -> dict:
-    """A graph's windows from a rollup tier, points scaled, with the sums behind its legend (`acc`): what is
-    cached until the next window, and finished per request with the samples since (`finish`)."""
+    """A graph's windows from a rollup tier, scaled, with the sums behind its legend (`acc`): what is cached until
+    the next window, and finished per request with the samples since (`finish`). The windows are kept as columns
+    of machine numbers (`cols`): a page reads 20 graphs' worth from the cache per request, and columns load
+    25 times as fast as rows of Python numbers (docs/performance.md)."""
     series = []
     for definition in plot.template.series:
         points, acc = _from_rollup(found.get((plot.key, definition.field), {}))
-        scaled = [[t, _times(lo, plot.scale), mid * plot.scale, hi * plot.scale] for t, lo, mid, hi in points]
-        series.append({"field": definition.field, "label": definition.label, "points": scaled, "acc": acc})
+        cols = columns(points, plot.scale)
+        series.append({"field": definition.field, "label": definition.label, "cols": cols, "acc": acc})
     return _meta(plot, shape, span) | {"series": series}
+
+
+NAN = float("nan")
+
+
+def columns(points: list, scale: float) -> dict:
+    """Rows (t ms, min, mean, max) as columns scaled: "t" (int64), "mean" and "max" (float64), and "min" only
+    where some window has one (a missing minimum is NaN)."""
+    cols = {
+        "t": array("q", [p[0] for p in points]),
+        "mean": array("d", [p[2] * scale for p in points]),
+        "max": array("d", [p[3] * scale for p in points]),
+    }
+    if any(p[1] is not None for p in points):
+        cols["min"] = array("d", [NAN if p[1] is None else p[1] * scale for p in points])
+    return cols
+
+
+def points_of(cols: dict) -> list[list]:
+    """The [t ms, min, mean, max] points of `columns` (min None where there is none)."""
+    if "min" not in cols:
+        return [[t, None, mean, high] for t, mean, high in zip(cols["t"], cols["mean"], cols["max"], strict=True)]
+    found = zip(cols["t"], cols["min"], cols["mean"], cols["max"], strict=True)
+    return [[t, None if low != low else low, mean, high] for t, low, mean, high in found]
 
 
 def finish(plot: Plot, part: dict, edges: dict, bounds: Bounds, interval: int) -> dict:
@@ -40,7 +67,7 @@ def finish(plot: Plot, part: dict, edges: dict, bounds: Bounds, interval: int) -
     head_ms, start_ms, end_ms = bounds.ms()
     series = []
     for item in part["series"]:
-        acc, points = item["acc"], item["points"]
+        acc, points = item["acc"], points_of(item["cols"])
         n, summed, lowest, highest, current = acc["n"], acc["sum"], acc["lo"], acc["hi"], acc["current"]
         total = acc["total"] if points else None
         got = edges.get((plot.key, item["field"]), {})

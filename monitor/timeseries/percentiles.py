@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from datetime import timedelta
 
-from monitor.timeseries import cache, stats, tiers
+from monitor.timeseries import cache, sliding, stats, tiers
 from monitor.timeseries.client import run
 from monitor.timeseries.flux import Params, Plot, any_of, chain, keep_columns, series_predicate
 from monitor.timeseries.lookup import Lookup
@@ -66,7 +66,7 @@ def fill_from_windows(
     for plot in plots:
         for item in parts[plot.key]["series"]:
             acc, n = item["acc"], item["acc"]["n"]
-            means = [(t, mean / plot.scale) for t, _, mean, _ in item["points"]]
+            means = [(t, mean / plot.scale) for t, mean in zip(item["cols"]["t"], item["cols"]["mean"], strict=True)]
             lowest = [acc["lo"]] if acc["lo"] is not None else []
             got = edges.get((plot.key, item["field"]), {})
             for name, since, until in (("head", head_ms, start_ms), ("tail", end_ms, None)):
@@ -138,12 +138,20 @@ def _raw(plots: list[Plot], found: dict, span: Window) -> dict[tuple[str, str], 
 
 
 def _from_rollups(plots: list[Plot], span: Window, source: tiers.Tier) -> dict[tuple[str, str], float | None]:
-    """From each 5-minute (or hourly) window's mean, over the whole windows of the range."""
+    """From each 5-minute (or hourly) window's mean, over the whole windows of the range: from the values kept
+    when the range was read before (monitor.timeseries.sliding), else read in full."""
     start, end = cache.aligned(span.start, span.end, span.now, source.step_s)
     if end <= start:
         return {}
     if source.name != "5m":  # hourly windows keep no mean: read sums and counts (ranges past 5-minute retention)
         return _hourly(plots, start, end, source)
+    found, full = sliding.slide(plots, start, end, source.bucket)
+    again = [plot for plot in plots if any((plot.key, field) in full for field in plot.template.fields)]
+    return found | (_full_read(again, start, end, source) if again else {})
+
+
+def _full_read(plots: list[Plot], start, end, source: tiers.Tier) -> dict[tuple[str, str], float | None]:
+    """A lower bound per series from coarse windows' minima and counts, then its values at or above it (kept)."""
     bucket_s = max(3600, math.ceil((end - start).total_seconds() / BOUND_WINDOWS / 300) * 300)
     bind, lookup = Params(), Lookup()
     preds = []
@@ -162,7 +170,7 @@ def _from_rollups(plots: list[Plot], span: Window, source: tiers.Tier) -> dict[t
     found = lookup.index(
         run(script, {"p_start": start, "p_stop": end, "p_every": timedelta(seconds=bucket_s)} | bind.values)
     )
-    wanted = {}
+    wanted, counted = {}, {}
     for plot in plots:
         for field in plot.template.fields:
             got = found.get((plot.key, field), {})
@@ -172,7 +180,21 @@ def _from_rollups(plots: list[Plot], span: Window, source: tiers.Tier) -> dict[t
             if n:
                 k = stats.rank_from_top(n)
                 wanted[(plot.key, field)] = (plot, k, stats.lower_bound(windows, k))
-    return _at_least(wanted, source.bucket, start, end, "_mean")
+                counted[(plot.key, field)] = n
+    values = _above(wanted, source.bucket, start, end, "_mean", timed=True)
+    sliding.keep(
+        {key: (plot, counted[key], bound) for key, (plot, _, bound) in wanted.items()},
+        start,
+        end,
+        source.bucket,
+        values,
+    )
+    return {key: _kth(values.get(key, []), k) for key, (_, k, _) in wanted.items()}
+
+
+def _kth(rows: list, k: int) -> float | None:
+    values = [v for _, v in rows if v is not None]
+    return stats.kth_largest(values, k) if len(values) >= k else None
 
 
 def _at_least(
@@ -180,6 +202,14 @@ def _at_least(
 ) -> dict[tuple[str, str], float | None]:
     """Read each series' values at or above its bound (`strictly` above), in one script; the k-th largest of
     them is its p95 when there are at least k (else None)."""
+    found = _above(wanted, bucket_name, start, end, suffix, strictly)
+    return {key: _kth(found.get(key, []), k) for key, (_, k, _) in wanted.items()}
+
+
+def _above(
+    wanted: dict, bucket_name: str, start, end, suffix: str, strictly: bool = False, timed: bool = False
+) -> dict[tuple[str, str], list]:
+    """{key: rows (t ms or None, value)} of each series' values at or above its bound (`strictly` above)."""
     if not wanted:
         return {}
     bind, lookup = Params(), Lookup()
@@ -191,13 +221,9 @@ def _at_least(
             series_predicate(plot.template, plot.members[0], [field + suffix], bind, at_least, strictly=strictly)
         )
     plots = list({plot.key: plot for plot, _, _ in wanted.values()}.values())
-    script = chain(bind(bucket_name), any_of(preds), "", keep_columns(plots, timed=False), "p95")
+    script = chain(bind(bucket_name), any_of(preds), "", keep_columns(plots, timed=timed), "p95")
     found = lookup.index(run(script, {"p_start": start, "p_stop": end} | bind.values))
-    result = {}
-    for key, (_, k, _) in wanted.items():
-        values = [v for _, v in found.get(key, {}).get("p95", ()) if v is not None]
-        result[key] = stats.kth_largest(values, k) if len(values) >= k else None
-    return result
+    return {key: [row for row in found.get(key, {}).get("p95", ()) if row[1] is not None] for key in wanted}
 
 
 def _hourly(plots: list[Plot], start, end, source: tiers.Tier) -> dict[tuple[str, str], float | None]:

@@ -55,10 +55,17 @@ class Layout:
         return self.tier.step_s > 0 or self.every_s > self.native_s
 
 
+# Points a chart may have beyond span / step: a window cut short at each end of the range, and a point each for
+# the raw samples before the first whole rollup window and after the newest one.
+EDGE_POINTS = 4
+
+
 def layout(plot: Plot, span: Window, raw_first: bool = True) -> Layout:
-    """The chart tier (tiers.chart_tier) and `max(native step, span / points)` rounded up to the native step."""
+    """The chart tier (tiers.chart_tier) and `max(native step, span / (points - EDGE_POINTS))` rounded up to the
+    native step: never more points than asked for, whichever way the windows fall."""
     interval = max(m.interval_s for m in plot.members)
     tier = tiers.chart_tier(span.start, span.end, span.points, interval, span.now, raw_first)
     native = tier.step_s or interval
-    every = max(native, math.ceil((span.end - span.start).total_seconds() / max(span.points, 1)))
+    room = max(span.points - EDGE_POINTS, 1)
+    every = max(native, math.ceil((span.end - span.start).total_seconds() / room))
     return Layout(tier, native, math.ceil(every / native) * native)

@@ -25,6 +25,7 @@ from monitor.timeseries.plan import Bounds, Layout, Window, layout
 # A batch with this many instances (ports...) of one device and template reads all of that device's instances
 # (a batch of most of a switch's ports: the extra series cost less than a predicate naming each port).
 EVERY_INSTANCE_AT = 48
+PART = "windows-cols"  # the cache's name for a chart's windows (assemble.rollup_part): renamed when their form changes
 
 
 def read(plots: list[Plot], span: Window, p95: str = "now", detail: bool = True) -> dict[str, dict]:
@@ -59,7 +60,7 @@ def _rollup_group(
     raw samples after the newest window, so the chart and its legend reach the last poll."""
     start, end = cache.aligned(span.start, span.end, span.now, shape.tier.step_s)
     whole = Window(start, end, span.points, span.now)
-    keys = {p.key: cache.key("windows", shape, p.template.slug, p.members, p.scale, start, end, detail) for p in plots}
+    keys = {p.key: cache.key(PART, shape, p.template.slug, p.members, p.scale, start, end, detail) for p in plots}
     cached = cache.get_many(list(keys.values()))
     parts = {p.key: cached[keys[p.key]] for p in plots if keys[p.key] in cached}
     missing = [p for p in plots if p.key not in parts]

@@ -12,6 +12,10 @@
   const near = new Set(); // figures within a screen of the viewport
   const inflight = new Set(); // figures whose data is on its way for the current generation
   let generation = 0;
+  let ready = false; // every script of the page has run (Chart.js, its date adapter, the zoom plugin)
+  const domReady = new Promise(function (resolve) {
+    document.addEventListener("DOMContentLoaded", function () { ready = true; resolve(); });
+  });
 
   function si(value, unit) {
     if (value === null || value === undefined || Number.isNaN(value)) return "–";
@@ -63,6 +67,11 @@
     table.dataset.p95 = data.p95_pending ? "pending" : "ready";
   }
 
+  /* Chart points of one column of a series' [t, min, mean, max] points. */
+  function column(s, index, sign) {
+    return s.points.map(function (p) { return { x: p[0], y: p[index] === null ? null : sign * p[index] }; });
+  }
+
   function datasets(data, mode) {
     const sets = [];
     data.series.forEach(function (s, index) {
@@ -71,7 +80,7 @@
       const gap = data.resolution_s * 2000;
       sets.push({
         label: s.label,
-        data: s.points.map(function (p) { return { x: p[0], y: p[2] === null ? null : sign * p[2] }; }),
+        data: column(s, 2, sign),
         borderColor: color,
         backgroundColor: color + "33",
         fill: mode === "stack" ? (index === 0 ? "origin" : "-1") : (index === 0 || sign < 0 ? "origin" : false),
@@ -83,7 +92,7 @@
       if (data.aggregated && mode !== "stack") {
         sets.push({
           label: s.label + " max",
-          data: s.points.map(function (p) { return { x: p[0], y: p[3] === null ? null : sign * p[3] }; }),
+          data: column(s, 3, sign),
           borderColor: color + "88",
           borderDash: [3, 3],
           fill: false,
@@ -169,7 +178,7 @@
   /* Show what arrived: drawn now if the figure is near the view, else when it comes near. */
   function paint(figure) {
     const entry = store.get(figure);
-    if (!entry || entry.drawn || !near.has(figure) || typeof Chart === "undefined") return; // drawn once loaded
+    if (!entry || entry.drawn || !near.has(figure) || !ready) return; // drawn once every script has run
     entry.drawn = true;
     const status = figure.querySelector(".graph-status");
     if (entry.error) { status.textContent = "Could not load this graph: " + entry.error; return; }
@@ -179,13 +188,30 @@
     status.textContent = empty ? "No data in this range yet." : "";
   }
 
+  /* Draw a figure in view now, one near it in a task of its own: the screen's charts are shown before the rest. */
+  const later = [];
+  let draining = false;
+  function show(figure) {
+    if (inView(figure)) { paint(figure); return; }
+    later.push(figure);
+    if (!draining) { draining = true; setTimeout(drain, 0); }
+  }
+
+  function drain() {
+    const figure = later.shift();
+    if (figure) paint(figure);
+    if (later.length) setTimeout(drain, 0);
+    else draining = false;
+  }
+
   function deliver(figure, gen, data, error) {
     inflight.delete(figure);
     store.set(figure, { gen: gen, data: data, error: error, drawn: false });
     figure.dataset.loaded = error ? "error" : "1";
+    figure.dataset.p95 = data && data.p95_pending ? "pending" : "ready"; // drawn or not: the legend's last figure
     const csv = figure.querySelector("a.export-csv");
     if (csv) csv.href = figure.dataset.seriesUrl + ".csv?" + requestParams(figure).toString();
-    paint(figure);
+    show(figure);
   }
 
   function requestParams(figure) {
@@ -233,6 +259,7 @@
     const entry = store.get(figure);
     if (!entry || !entry.data) return;
     entry.data.p95_pending = false;
+    figure.dataset.p95 = "ready";
     (found ? found.series : []).forEach(function (s) {
       const mine = entry.data.series.find(function (m) { return m.field === s.field; });
       if (mine) mine.stats.p95 = s.stats.p95;
@@ -249,13 +276,13 @@
      read the page; its answer is used as is (its figures skip the first batch). */
   function early(figures, gen) {
     const link = document.getElementById("first-graphs");
-    if (!link || gen !== 1) return [];
+    if (!link || gen !== 1) return { figures: [], done: null };
     const url = new URL(link.href, window.location.href);
     const named = new Set(url.searchParams.getAll("graph").map(function (id) { return "graph:" + id; })
       .concat(url.searchParams.getAll("aggregate").map(function (id) { return "aggregate:" + id; })));
     const mine = figures.filter(function (f) { return named.has(kindAndId(f).join(":")) && unitOf(f) === "bits"; });
-    if (!mine.length) return [];
-    fetch(link.href, { credentials: "same-origin" }).then(function (response) {
+    if (!mine.length) return { figures: [], done: null };
+    const done = fetch(link.href, { credentials: "same-origin" }).then(function (response) {
       return response.json().then(function (body) { return { ok: response.ok, body: body }; });
     }).then(function (answer) {
       if (gen !== generation) return;
@@ -265,9 +292,9 @@
         const problem = answer.ok ? (data ? "" : (answer.body.errors || {})[kind + ":" + id] || "no data") : answer.body.error;
         deliver(figure, gen, data && Object.assign(data, { start: answer.body.start, end: answer.body.end }), problem);
       });
-      return morePercentiles(mine, gen);
+      morePercentiles(mine, gen);
     }).catch(function (err) { mine.forEach(function (f) { deliver(f, gen, null, err.message); }); });
-    return mine;
+    return { figures: mine, done: done };
   }
 
   function morePercentiles(figures, gen) {
@@ -275,16 +302,19 @@
     return pending.length ? fetchBatch(pending, gen, "only") : null;
   }
 
-  /* Fetch `figures` (visible ones first), BATCH per request, PARALLEL requests at a time, then their pending p95. */
+  /* Fetch `figures`: those in view first (the preloaded answer, else a request of their own); the rest once those
+     are drawn (their answers would hold up the first screen's drawing), BATCH per request, PARALLEL at a time;
+     then the pending 95th percentiles. */
   async function load(figures) {
     const gen = generation;
     figures.forEach(function (figure) { inflight.add(figure); });
     const preloaded = early(figures, gen);
-    figures = figures.filter(function (f) { return preloaded.indexOf(f) < 0; });
+    figures = figures.filter(function (f) { return preloaded.figures.indexOf(f) < 0; });
     const first = figures.filter(inView);
     const rest = figures.filter(function (f) { return first.indexOf(f) < 0; });
+    await Promise.all([preloaded.done, first.length ? fetchBatch(first, gen, "later") : null]);
+    if (gen !== generation) return;
     const queue = [];
-    if (first.length) queue.push(first);
     for (let i = 0; i < rest.length; i += BATCH) queue.push(rest.slice(i, i + BATCH));
     async function worker() {
       while (queue.length && gen === generation) await fetchBatch(queue.shift(), gen, "later");
@@ -329,7 +359,7 @@
         if (!e.isIntersecting) { near.delete(e.target); return; }
         near.add(e.target);
         const entry = store.get(e.target);
-        if (entry && entry.gen === generation) paint(e.target);
+        if (entry && entry.gen === generation) show(e.target);
         else if (!inflight.has(e.target)) stale.push(e.target);
       });
       if (stale.length) load(stale);
@@ -388,7 +418,7 @@
   loadAll();
 
   document.addEventListener("DOMContentLoaded", function () {
-    near.forEach(paint);
+    near.forEach(show);
     watch();
     document.addEventListener("monitor:rangechange", loadAll);
     const section = document.getElementById("graphs");
