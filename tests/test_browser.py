@@ -41,6 +41,21 @@ def test_device_page_draws_traffic_charts(agent, clean_backends, live_server, dj
         assert page.locator("#range-label").inner_text() == "now-5m → now"
         legend = page.locator("figure.graph").first.locator("table.legend").inner_text()
         assert "In" in legend and "Out" in legend and "Mbit/s" in legend
+        # The page marks when its first screen was drawn and every graph's data was in (the browser's own clock).
+        marks = page.evaluate("performance.getEntriesByType('mark').map(m => [m.name, m.startTime])")
+        found = dict(marks)
+        assert 0 < found["monitor:first-screen"] <= found["monitor:all-data"], marks
+        # A legend row's name hides its line, and shows it again.
+        first = page.locator("figure.graph").first
+        hidden = "Chart.getChart(document.querySelector('figure.graph canvas')).data.datasets.filter(d => d.hidden)"
+        first.locator("table.legend th.series").first.click()
+        assert page.evaluate(hidden + ".map(d => d.label)") == ["In"]
+        assert first.locator("table.legend tr.hidden").count() == 1
+        first.locator("table.legend th.series").first.click()
+        assert page.evaluate(hidden + ".length") == 0
+        # Each drawn chart got its tools: the way out is drawn, the unit, CSV and PNG, pinning.
+        assert page.locator("figure.graph .graph-tools select.view-mode").count() == graph_count
+        assert page.locator("figure.graph .graph-tools form.pin").count() == graph_count
         # The alias comes from the device: it must render as text, never as markup.
         assert page.locator("figure.graph b").count() == 0
         assert "<b>port 1</b>" in page.locator("figure.graph figcaption").first.inner_text()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 
 import pytest
+from django.utils import timezone
 
 from monitor.graphs.trees.models import Tree, TreeNode, place_device
 from monitor.models import Device, Graph
@@ -111,6 +112,7 @@ def test_bad_batches_are_refused_with_a_message(admin_client, page, django_user_
         ({"graph": str(graph.pk), "p95": "sometimes"}, "p95 must be one of"),
         ({"graph": str(graph.pk), "range": "2h"}, "is not one of"),
         ({"graph": str(graph.pk), "unit": "furlongs"}, "is not available"),
+        ({"graph": str(graph.pk), "shape": "rows"}, "shape must be one of points, columns"),
     ]
     for query, message in cases:
         response = admin_client.get("/api/series", query)
@@ -144,3 +146,44 @@ def test_a_day_on_a_page_reads_the_five_minute_windows_and_keeps_every_peak(admi
     peak = max(p[3] for p in raw["series"][0]["points"] if p[3] is not None)
     assert max(p[3] for p in snapped["series"][0]["points"] if p[3] is not None) == pytest.approx(peak)
     assert snapped["series"][0]["stats"]["maximum"] == pytest.approx(raw["series"][0]["stats"]["maximum"])
+
+
+def test_a_page_gets_its_points_as_columns(admin_client, page):
+    """`shape=columns`: each series' points as lists of times, means and maxima, the same numbers as the rows."""
+    graphs, now = page["graphs"][:10], int(time.time())
+    for span in (DAY, 365 * DAY, 6 * 3600):  # a day and a year from rollup windows, 6 hours from raw samples
+        window = {"start": str(now - span), "end": str(now), "points": "300"}
+        rows = batch(admin_client, graphs, p95="later", **window)
+        cols = batch(admin_client, graphs, p95="later", shape="columns", **window)
+        assert rows["graphs"].keys() == cols["graphs"].keys()
+        for key, data in rows["graphs"].items():
+            for mine, theirs in zip(cols["graphs"][key]["series"], data["series"], strict=True):
+                assert "points" not in mine and mine["stats"] == theirs["stats"], window
+                assert mine["cols"]["t"] == [p[0] for p in theirs["points"]]
+                assert mine["cols"]["mean"] == pytest.approx([p[2] for p in theirs["points"]])
+                assert mine["cols"]["max"] == pytest.approx([p[3] for p in theirs["points"]])
+        assert any(s["cols"]["t"] for g in cols["graphs"].values() for s in g["series"])
+
+
+def test_a_devices_newest_samples_are_read_once_per_poll(admin_client, page, influx):
+    """The raw samples after the newest window are read for the whole device at once and kept until the device's
+    next poll: the other requests of its page read none, and the next poll's sample shows at once."""
+    from monitor.core import services
+
+    device, traffic = page["device"], [g for g in page["graphs"] if g.template == "traffic"]
+    Device.objects.filter(pk=device.pk).update(last_poll_at=timezone.now())
+    batch(admin_client, traffic[:8], range="1d", points="300", p95="later", shape="columns")
+    before = influx_queries(influx)
+    batch(admin_client, traffic[8:], range="1d", points="300", p95="later", shape="columns")
+    assert influx_queries(influx) - before == 1  # their windows; the device's edges were read with the first
+    again = influx_queries(influx)
+    shown = batch(admin_client, traffic[8:], range="1d", points="300", p95="later", shape="columns")
+    assert influx_queries(influx) == again  # windows and edges cached: nothing read
+    port = traffic[8]
+    assert shown["graphs"][str(port.pk)]["series"][0]["stats"]["current"] != pytest.approx(123e6)
+    history = HistoryWriter(services.influx_writer())
+    port_polls(history, str(device.pk), port.instance, [time.time() - 1], lambda t: 123e6, 60)
+    history.close(time.time() - 1)
+    Device.objects.filter(pk=device.pk).update(last_poll_at=timezone.now())  # the poll's row, after its samples
+    fresh = batch(admin_client, traffic[8:], range="1d", points="300", p95="later", shape="columns")
+    assert fresh["graphs"][str(port.pk)]["series"][0]["stats"]["current"] == pytest.approx(123e6)

@@ -27,7 +27,7 @@ def range_context(request: HttpRequest) -> dict:
     return {"presets": list(PRESETS), "preset": preset if preset in PRESETS else ""}
 
 
-def first_screen(request: HttpRequest, cards: list[dict], count: int = 6, points: int = 280) -> str:
+def first_screen(request: HttpRequest, cards: list[dict], count: int = 6, points: int = 300) -> str:
     """The request for the first graphs of a page, named in its head (`<link rel=preload>`): the browser sends it
     while it is still reading the page, and the page's script reuses the answer (static/js/graphs.js)."""
     if not cards:
@@ -37,9 +37,16 @@ def first_screen(request: HttpRequest, cards: list[dict], count: int = 6, points
         if request.GET.get("start")
         else [("range", request.GET.get("range") if request.GET.get("range") in PRESETS else "1d")]
     )
-    query += [("points", str(points)), ("p95", "later")]
+    query += [("points", str(points)), ("p95", "later"), ("shape", "columns")]
     query += [("aggregate" if card["kind"] == "aggregate" else "graph", str(card["id"])) for card in cards[:count]]
     return reverse("series-batch") + "?" + urlencode(query)
+
+
+def url_of_id(name: str) -> Callable[[int], str]:
+    """The URL of the view `name` for any id, reversed once (reverse() per graph was 20 ms of a 160-graph page)."""
+    marker = "987654321"
+    prefix, suffix = reverse(name, args=[int(marker)]).split(marker)
+    return lambda pk: f"{prefix}{int(pk)}{suffix}"
 
 
 def group_of(graph: Graph) -> str:
@@ -61,6 +68,7 @@ def graph_cards(graphs: Iterable[Graph]) -> list[dict]:
     ):
         aliases[(device_id, name)] = alias
     cards = []
+    page_url, series_url = url_of_id("graph"), url_of_id("graph-series")
     for graph in graphs:
         template = TEMPLATES.get(graph.template)
         cards.append(
@@ -71,8 +79,8 @@ def graph_cards(graphs: Iterable[Graph]) -> list[dict]:
                 "device": graph.device.name,
                 "alias": aliases.get((graph.device_id, graph.instance), ""),
                 "group": group_of(graph),
-                "url": reverse("graph", args=[graph.pk]),
-                "series_url": reverse("graph-series", args=[graph.pk]),
+                "url": page_url(graph.pk),
+                "series_url": series_url(graph.pk),
                 "refresh_s": graph.device.poll_interval_s,
                 "percent": bool(template and template.percent_of_speed),
                 "bits": bool(template and template.unit == "bit/s"),

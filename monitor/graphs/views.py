@@ -92,11 +92,12 @@ def device_detail(request: HttpRequest, device_id: int) -> HttpResponse:
     """Every graph of the device grouped into ports, system and storage, with its status (404 if not visible)."""
     access = access_for(request)
     device = get_object_or_404(access.devices(), pk=device_id)
-    cards = graph_cards(device.graphs.select_related("device"))
+    graphs = list(device.graphs.all())
+    for graph in graphs:
+        graph.device = device  # the row at hand, not one copy of it per graph
+    cards = graph_cards(graphs)
     groups = [(name, [c for c in cards if c["group"] == name]) for name in GROUP_ORDER]
-    has_volumes = any(
-        TEMPLATES.get(g.template) and TEMPLATES[g.template].measurement == "volume" for g in device.graphs.all()
-    )
+    has_volumes = any(TEMPLATES.get(g.template) and TEMPLATES[g.template].measurement == "volume" for g in graphs)
     context = {
         "device": device,
         "groups": [(name, items) for name, items in groups if items],
@@ -118,7 +119,7 @@ def graph_detail(request: HttpRequest, graph_id: int) -> HttpResponse:
     graph = get_object_or_404(access.graphs().select_related("device"), pk=graph_id)
     (card,) = graph_cards([graph])
     card["pinned"] = graph.dashboarditem_set.filter(user=request.user).exists()
-    context = {"graph": graph, "card": card, "device_visible": access.can_read_device(graph.device_id)}
+    context = {"graph": graph, "cards": [card], "device_visible": access.can_read_device(graph.device_id)}
     context |= range_context(request) | {"first_graphs_url": first_screen(request, [card], points=800)}
     return render(request, "monitor/graph.html", context)
 

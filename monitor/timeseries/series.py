@@ -4,9 +4,11 @@ graphs at once. Aggregates (members summed) are computed in monitor.timeseries.a
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 
 from monitor.timeseries import assemble, cache, percentiles, tiers
+from monitor.timeseries import edges as raw_edges
 from monitor.timeseries.client import run
 from monitor.timeseries.flux import (
     Params,
@@ -28,14 +30,24 @@ EVERY_INSTANCE_AT = 48
 PART = "windows-cols"  # the cache's name for a chart's windows (assemble.rollup_part): renamed when their form changes
 
 
-def read(plots: list[Plot], span: Window, p95: str = "now", detail: bool = True) -> dict[str, dict]:
+def read(
+    plots: list[Plot],
+    span: Window,
+    p95: str = "now",
+    detail: bool = True,
+    columns: bool = False,
+    versions: Mapping[str, object] | None = None,
+) -> dict[str, dict]:
     """{plot key: {"series": [...], "resolution_s", "aggregated", "tier", "p95_source", ...}} for single graphs.
 
     A chart whose step is at least a rollup window is read from that tier (whole windows, cached until the next
     one is written) and the raw samples since the newest written window. `p95`: "now" computes every 95th
     percentile; "later" leaves out those that need a read of their own and marks the graph `p95_pending`, for a
     second request with "only". Without `detail`, a window's minimum is left out of its point (None): a page
-    draws means and maxima, and this saves a third of what InfluxDB sends."""
+    draws means and maxima, and this saves a third of what InfluxDB sends. With `columns`, charts read from a
+    rollup tier carry `cols` instead of `points` (assemble.finish); others keep `points`. `versions`: each device's
+    newest poll (device key -> anything that changes with it), so its newest raw samples are read once per poll
+    (monitor.timeseries.edges)."""
     groups: dict[tuple, list[Plot]] = defaultdict(list)
     for plot in plots:
         shape = layout(plot, span, raw_first=False)
@@ -45,7 +57,7 @@ def read(plots: list[Plot], span: Window, p95: str = "now", detail: bool = True)
         if p95 == "only" and tiers.finest_holding(span.start, span.now).step_s:
             out |= percentiles.only(members, span, shape)
         elif shape.tier.step_s:
-            out |= _rollup_group(members, span, shape, interval, p95, detail)
+            out |= _rollup_group(members, span, shape, interval, p95, detail, columns, versions)
         else:  # raw samples ("only" too: their percentiles were not deferred in the first place)
             found = _gather(members, span, shape, interval, detail)
             out |= {plot.key: assemble.graph(plot, found, shape, span, interval) for plot in members}
@@ -54,7 +66,14 @@ def read(plots: list[Plot], span: Window, p95: str = "now", detail: bool = True)
 
 
 def _rollup_group(
-    plots: list[Plot], span: Window, shape: Layout, interval: int, p95: str, detail: bool
+    plots: list[Plot],
+    span: Window,
+    shape: Layout,
+    interval: int,
+    p95: str,
+    detail: bool,
+    columns: bool = False,
+    versions: Mapping[str, object] | None = None,
 ) -> dict[str, dict]:
     """Graphs read from a rollup tier over its whole windows (cached until a newer window is written), then the
     raw samples after the newest window, so the chart and its legend reach the last poll."""
@@ -71,31 +90,16 @@ def _rollup_group(
         parts |= fresh
     raw = tiers.tiers()[0]
     head = span.start if span.start < start and raw.holds(span.start, span.now) else None
-    edges = _edges(plots, head, start, end, span.end, interval) if raw.holds(end, span.now) else {}
+    edges = {}
+    if raw.holds(end, span.now):
+        edges = raw_edges.read(plots, head, start, end, span.end, span.now, shape.tier.step_s, interval, versions)
     bounds = Bounds(head, start, end)
-    out = {plot.key: assemble.finish(plot, parts[plot.key], edges, bounds, interval) for plot in plots}
+    out = {plot.key: assemble.finish(plot, parts[plot.key], edges, bounds, interval, columns) for plot in plots}
     if head is not None or raw.holds(start, span.now):  # the 95th percentile of the raw samples summarised
         percentiles.fill_from_windows(plots, out, parts, edges, span, bounds, defer=(p95 == "later"))
     else:
         percentiles.fill(plots, out, {}, whole, shape, defer=(p95 == "later"))
     return out
-
-
-def _edges(
-    plots: list[Plot], head: datetime | None, start: datetime, end: datetime, until: datetime, interval: int
-) -> dict:
-    """{(plot key, field): {"head": rows, "tail": rows}}, rows (t ms, value): the raw samples before the first
-    whole window (from `head`) and after the newest one (to `until`), each from two poll intervals earlier (the
-    sample before the first one sets its interval)."""
-    bind, lookup = Params(), Lookup()
-    predicate, keep = _predicate(plots, "", bind, lookup), keep_columns(plots)
-    bucket, before = bind(tiers.tiers()[0].bucket), timedelta(seconds=2 * interval + 1)
-    params = {"t_start": end - before, "t_stop": until}
-    script = chain(bucket, predicate, "", keep, "tail", window="t")
-    if head is not None:
-        params |= {"h_start": head - before, "h_stop": start}
-        script += chain(bucket, predicate, "", keep, "head", window="h")
-    return lookup.index(run(script, params | bind.values))
 
 
 def _predicate(plots: list[Plot], suffix: str, bind: Params, lookup: Lookup, only_totals: bool = False) -> str:
@@ -146,8 +150,9 @@ def _gather(plots: list[Plot], span: Window, shape: Layout, interval: int, detai
         if detail:
             script.append(chain(bucket, minima, window("min"), untimed, "wmin"))
         script.append(chain(bucket, minima, "|> min()", untimed, "lo"))
-        script.append(chain(bucket, sums, "|> last()", keep, "lastsum"))
-        script.append(chain(bucket, counts, "|> last()", keep, "lastcount"))
+        if shape.every_s != shape.tier.step_s:  # else the newest window's row is the newest window (assemble)
+            script.append(chain(bucket, sums, "|> last()", keep, "lastsum"))
+            script.append(chain(bucket, counts, "|> last()", keep, "lastcount"))
         totals = pred("_total", only_totals=True)
         if totals:
             script.append(chain(bucket, totals, "|> sum()", untimed, "total"))

@@ -1,21 +1,28 @@
-/* Every graph on the page, for the range in the URL: the data of the graphs in view first, then of the rest, a
-   few dozen graphs per request (GET /api/series); a chart is drawn when it comes within a screen of the view.
-   95th percentiles that come from rollups arrive in a second request. Every zoom re-fetches everything. */
+/* Every graph on the page, for the range in the URL. The figures in view are drawn first (their data was asked
+   for by the page's head), then the rest of the page's data is fetched, a few dozen graphs per request (GET
+   /api/series, as columns); a chart is drawn when it comes within a screen of the view, in the browser's idle
+   time. 95th percentiles that come from rollups arrive in a second round. Every zoom re-fetches everything.
+
+   What costs a page of 160 graphs its speed, and how this script avoids it (docs/graphs.md):
+   - reading a size after changing the page forces a layout of the whole page: sizes are read once, up front
+     (every chart of a grid has the same width), then only IntersectionObservers tell what is in view;
+   - a chart's tools and legend are made when the chart is drawn, not by the server for every figure;
+   - charts have a fixed size (no responsive re-measuring), so making one reads nothing back from the page. */
 (function () {
   "use strict";
 
   const COLORS = ["#2e9d3a", "#1f5fbf", "#8a2be2", "#c0392b", "#d68910", "#117a8b"];
-  const BATCH = 20; // graphs per request: small batches of a page keep InfluxDB and the web workers busy at once
+  const BATCH = 20; // graphs per request: small batches keep InfluxDB and the web workers busy at once
   const PARALLEL = 3; // requests in flight
   const charts = new Map(); // figure -> Chart
   const store = new Map(); // figure -> {gen, data, error, drawn}
   const near = new Set(); // figures within a screen of the viewport
+  const visible = new Set(); // figures in the viewport
   const inflight = new Set(); // figures whose data is on its way for the current generation
+  const figures = Array.from(document.querySelectorAll("figure.graph"));
+  const container = document.getElementById("graphs") || document.body;
   let generation = 0;
   let ready = false; // every script of the page has run (Chart.js, its date adapter, the zoom plugin)
-  const domReady = new Promise(function (resolve) {
-    document.addEventListener("DOMContentLoaded", function () { ready = true; resolve(); });
-  });
 
   function si(value, unit) {
     if (value === null || value === undefined || Number.isNaN(value)) return "–";
@@ -36,40 +43,103 @@
     try { window.localStorage.setItem("monitor." + name, value); } catch (e) { /* private mode */ }
   }
 
-  function cell(tag, text, title) {
-    const el = document.createElement(tag);
-    el.textContent = text;
-    if (title) el.title = title;
-    return el;
+  function el(tag, attrs, text) {
+    const node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (key) { node.setAttribute(key, attrs[key]); });
+    if (text !== undefined) node.textContent = text;
+    return node;
   }
 
-  function renderLegend(table, data) {
+  /* ---- sizes: read once per grid, before the page is changed ---- */
+
+  const sizes = new Map(); // grid -> {width, height} of its charts in CSS pixels
+  function gridOf(figure) { return figure.closest(".graphs") || figure.parentElement; }
+  function sizeOf(figure) {
+    const grid = gridOf(figure);
+    let size = sizes.get(grid);
+    if (size === undefined) {
+      const box = figure.querySelector(".canvas-box");
+      size = { width: box.clientWidth || 800, height: box.clientHeight || 200 };
+      sizes.set(grid, size);
+    }
+    return size;
+  }
+
+  /* A point per pixel on a page of one graph, per two pixels on a page of many (a line needs no more). */
+  function pointsOf(figure) {
+    const width = sizeOf(figure).width;
+    const single = gridOf(figure).classList.contains("single");
+    return String(Math.max(50, Math.min(2000, Math.round(single ? width : width / 2))));
+  }
+
+  /* ---- the unit and the way out is drawn, per figure; the last choice is remembered ---- */
+
+  function unitOf(figure) {
+    if (!figure.dataset.unit) {
+      const wanted = option("unit", "bits");
+      const offered = figure.dataset.bits ? ["bits", "bytes"] : [];
+      if (figure.dataset.percent) offered.push("percent");
+      figure.dataset.unit = offered.indexOf(wanted) >= 0 ? wanted : offered[0] || "bits";
+    }
+    return figure.dataset.unit;
+  }
+
+  function modeOf(figure) {
+    const select = figure.querySelector("select.view-mode");
+    return select ? select.value : option("view", "lines");
+  }
+
+  /* ---- legend: a table under the chart; a row's name hides or shows its line ---- */
+
+  function renderLegend(figure, data) {
+    const table = figure.querySelector("table.legend");
     if (!table) return;
     const totals = data.series.some(function (s) { return "total" in s.stats; });
     const p95 = Boolean(data.p95_source); // graphs of counts and sizes have none
     const source = "95th percentile of " + data.p95_source;
+    const chart = charts.get(figure);
     table.replaceChildren();
-    const head = document.createElement("tr");
+    const head = el("tr");
     ["", "Current", "Average", "Minimum", "Maximum", ...(p95 ? ["95th"] : []), ...(totals ? ["Total"] : [])].forEach(function (text) {
-      head.appendChild(cell("th", text, text === "95th" ? source : ""));
+      head.appendChild(el("th", text === "95th" ? { title: source } : {}, text));
     });
     table.appendChild(head);
-    data.series.forEach(function (s) {
+    data.series.forEach(function (s, index) {
       const st = s.stats;
-      const tr = document.createElement("tr");
-      tr.appendChild(cell("th", s.label));
-      [st.current, st.average, st.minimum, st.maximum].forEach(function (v) { tr.appendChild(cell("td", si(v, data.unit))); });
+      const tr = el("tr");
+      const name = el("th", { class: "series", title: "Show or hide " + s.label });
+      name.appendChild(el("span", { class: "swatch", style: "background:" + COLORS[index % COLORS.length] }));
+      name.appendChild(document.createTextNode(s.label));
+      name.addEventListener("click", function () { toggle(figure, index, tr); });
+      tr.appendChild(name);
+      [st.current, st.average, st.minimum, st.maximum].forEach(function (v) { tr.appendChild(el("td", {}, si(v, data.unit))); });
       const pending = data.p95_pending && (st.p95 === null || st.p95 === undefined);
-      if (p95) tr.appendChild(cell("td", pending ? "…" : si(st.p95, data.unit), pending ? source + ": on its way" : source));
-      if (totals) tr.appendChild(cell("td", si(st.total, "B")));
+      if (p95) tr.appendChild(el("td", { title: pending ? source + ": on its way" : source }, pending ? "…" : si(st.p95, data.unit)));
+      if (totals) tr.appendChild(el("td", {}, si(st.total, "B")));
+      if (chart && chart.data.datasets.some(function (d) { return d.series === index && d.hidden; })) tr.classList.add("hidden");
       table.appendChild(tr);
     });
     table.dataset.p95 = data.p95_pending ? "pending" : "ready";
   }
 
-  /* Chart points of one column of a series' [t, min, mean, max] points. */
-  function column(s, index, sign) {
-    return s.points.map(function (p) { return { x: p[0], y: p[index] === null ? null : sign * p[index] }; });
+  function toggle(figure, index, row) {
+    const chart = charts.get(figure);
+    if (!chart) return;
+    const hide = !row.classList.contains("hidden");
+    row.classList.toggle("hidden", hide);
+    chart.data.datasets.forEach(function (d) { if (d.series === index) d.hidden = hide; });
+    chart.update("none");
+  }
+
+  /* ---- charts ---- */
+
+  /* Chart points of one column of a series' columns ("t", "mean", "max"). */
+  function column(s, name, sign) {
+    const t = s.cols.t;
+    const values = s.cols[name];
+    const out = new Array(t.length);
+    for (let i = 0; i < t.length; i += 1) out[i] = { x: t[i], y: values[i] === null ? null : sign * values[i] };
+    return out;
   }
 
   function datasets(data, mode) {
@@ -80,7 +150,8 @@
       const gap = data.resolution_s * 2000;
       sets.push({
         label: s.label,
-        data: column(s, 2, sign),
+        series: index,
+        data: column(s, "mean", sign),
         borderColor: color,
         backgroundColor: color + "33",
         fill: mode === "stack" ? (index === 0 ? "origin" : "-1") : (index === 0 || sign < 0 ? "origin" : false),
@@ -92,7 +163,8 @@
       if (data.aggregated && mode !== "stack") {
         sets.push({
           label: s.label + " max",
-          data: column(s, 3, sign),
+          series: index,
+          data: column(s, "max", sign),
           borderColor: color + "88",
           borderDash: [3, 3],
           fill: false,
@@ -106,40 +178,54 @@
     return sets;
   }
 
+  /* The time axis's unit for a span: Chart.js would otherwise try every unit to find one that fits. */
+  function timeUnit(spanMs) {
+    const hour = 3600000;
+    if (spanMs <= 2 * hour) return "minute";
+    if (spanMs <= 3 * 86400000) return "hour";
+    if (spanMs <= 90 * 86400000) return "day";
+    return "month";
+  }
+
   function draw(figure, data, mode) {
     const canvas = figure.querySelector("canvas");
     const existing = charts.get(figure);
     if (existing) existing.destroy();
     const thumb = figure.classList.contains("thumb");
+    const size = sizeOf(figure);
+    canvas.width = size.width; // a fixed size: Chart.js reads nothing back from the page
+    canvas.height = size.height;
+    const start = Date.parse(data.start);
+    const end = Date.parse(data.end);
     const chart = new Chart(canvas, {
       type: "line",
       data: { datasets: datasets(data, mode) },
       options: {
         animation: false,
-        responsive: true,
-        maintainAspectRatio: false,
+        responsive: false,
         parsing: false,
+        normalized: true,
         interaction: { mode: "index", intersect: false },
         scales: {
           x: {
             type: "time",
-            min: Date.parse(data.start),
-            max: Date.parse(data.end),
-            time: { displayFormats: { second: "HH:mm:ss", minute: "HH:mm", hour: "HH:mm", day: "MMM d", month: "MMM yyyy" } },
-            ticks: { maxRotation: 0, autoSkipPadding: 12 },
+            min: start,
+            max: end,
+            time: { unit: timeUnit(end - start), displayFormats: { second: "HH:mm:ss", minute: "HH:mm", hour: "HH:mm", day: "MMM d", month: "MMM yyyy" } },
+            ticks: { maxRotation: 0, autoSkipPadding: 12, sampleSize: 8 },
           },
           y: {
             beginAtZero: true,
             stacked: mode === "stack",
-            ticks: { callback: function (v) { return si(Math.abs(v), data.unit); } },
+            ticks: { sampleSize: 8, callback: function (v) { return si(Math.abs(v), data.unit); } },
           },
         },
         plugins: {
-          legend: { display: !thumb },
+          legend: { display: false }, // the table under the chart is the legend
           tooltip: { callbacks: { label: function (c) { return c.dataset.label + ": " + si(Math.abs(c.parsed.y), data.unit); } } },
           zoom: {
             zoom: {
-              drag: { enabled: true, backgroundColor: "rgba(31,95,191,0.15)", threshold: 5 },
+              drag: { enabled: !thumb, backgroundColor: "rgba(31,95,191,0.15)", threshold: 5 },
               mode: "x",
               onZoomComplete: function (ctx) {
                 window.MonitorRange.set(ctx.chart.scales.x.min, ctx.chart.scales.x.max);
@@ -150,68 +236,151 @@
       },
     });
     charts.set(figure, chart);
-    const count = data.series.reduce(function (n, s) { return n + s.points.length; }, 0);
+    const count = data.series.reduce(function (n, s) { return n + s.cols.t.length; }, 0);
     canvas.dataset.points = String(count);
     figure.dataset.resolution = String(data.resolution_s);
     figure.dataset.tier = data.tier || "";
     figure.dataset.start = data.start;
     figure.dataset.end = data.end;
-    renderLegend(figure.querySelector("table.legend"), data);
+    renderLegend(figure, data);
+  }
+
+  /* ---- a figure's tools, made when it is first drawn ---- */
+
+  function tools(figure) {
+    if (figure.classList.contains("thumb") || figure.querySelector(".graph-tools")) return;
+    const bar = el("div", { class: "graph-tools" });
+    const view = el("select", { class: "view-mode", "aria-label": "Outbound" });
+    [["mirror", "Out below axis"], ["stack", "Stacked"], ["lines", "Lines"]].forEach(function (o) { view.appendChild(el("option", { value: o[0] }, o[1])); });
+    view.value = option("view", "lines");
+    view.addEventListener("change", function () {
+      remember("view", view.value);
+      const entry = store.get(figure);
+      if (entry && entry.data) { entry.drawn = false; paint(figure); }
+    });
+    bar.appendChild(view);
+    if (figure.dataset.bits || figure.dataset.percent) {
+      const unit = el("select", { class: "unit-mode", "aria-label": "Unit" });
+      if (figure.dataset.bits) { unit.appendChild(el("option", { value: "bits" }, "bits")); unit.appendChild(el("option", { value: "bytes" }, "bytes")); }
+      if (figure.dataset.percent) unit.appendChild(el("option", { value: "percent" }, "% of speed"));
+      unit.value = unitOf(figure);
+      unit.addEventListener("change", function () { figure.dataset.unit = unit.value; remember("unit", unit.value); reload(figure); });
+      bar.appendChild(unit);
+    }
+    const csv = el("a", { class: "export-csv", href: "#", download: "" }, "CSV");
+    bar.appendChild(csv);
+    const png = el("a", { class: "export-png", href: "#", download: "" }, "PNG");
+    png.addEventListener("click", function () {
+      const chart = charts.get(figure);
+      if (chart) { png.href = chart.toBase64Image("image/png", 1); png.download = "graph-" + (figure.dataset.graphId || figure.dataset.aggregateId) + ".png"; }
+    });
+    bar.appendChild(png);
+    bar.appendChild(pinning(figure));
+    figure.insertBefore(bar, figure.querySelector(".graph-status"));
+    figure.insertBefore(el("table", { class: "legend" }), figure.querySelector(".graph-status"));
+    updateCsv(figure);
+  }
+
+  function postButton(url, label, title) {
+    const form = el("form", { method: "post", action: url, class: "inline" });
+    form.appendChild(el("input", { type: "hidden", name: "csrfmiddlewaretoken", value: document.body.dataset.csrf || "" }));
+    const button = el("button", { class: "link", type: "submit" }, label);
+    if (title) button.title = title;
+    form.appendChild(button);
+    return form;
+  }
+
+  /* Pin to my dashboard, "On my dashboard", or on the dashboard itself: remove and move. */
+  function pinning(figure) {
+    const box = el("span", { class: "pinning" });
+    const d = figure.dataset;
+    if (d.unpinUrl) {
+      box.appendChild(postButton(d.unpinUrl, "Remove")).querySelector("button").classList.add("remove");
+      box.appendChild(postButton(d.upUrl, "↑", "Move up"));
+      box.appendChild(postButton(d.downUrl, "↓", "Move down"));
+    } else if (d.pinned) {
+      box.appendChild(el("a", { class: "keep-range", href: document.body.dataset.dashboardUrl || "/dashboard/" }, "On my dashboard"));
+    } else if (document.body.dataset.pinUrl) {
+      const form = postButton(document.body.dataset.pinUrl, "Pin to my dashboard");
+      form.classList.add("pin");
+      const [kind, id] = kindAndId(figure);
+      form.insertBefore(el("input", { type: "hidden", name: kind, value: id }), form.firstChild);
+      const next = el("input", { type: "hidden", name: "next", value: "" });
+      form.insertBefore(next, form.firstChild);
+      form.addEventListener("submit", function () { next.value = window.location.pathname + window.location.search; });
+      box.appendChild(form);
+    }
+    return box;
+  }
+
+  function updateCsv(figure) {
+    const csv = figure.querySelector("a.export-csv");
+    if (csv) csv.href = figure.dataset.seriesUrl + ".csv?" + requestParams(figure).toString();
   }
 
   function kindAndId(figure) {
     return figure.dataset.graphId ? ["graph", figure.dataset.graphId] : ["aggregate", figure.dataset.aggregateId];
   }
 
-  function unitOf(figure) {
-    const select = figure.querySelector("select.unit-mode");
-    return select ? select.value : "bits";
-  }
+  /* ---- drawing: the view's charts at once, the others in idle time ---- */
 
-  /* A point per pixel on a page of one graph, per two pixels on a page of many (a line needs no more). */
-  function pointsOf(figure) {
-    const width = figure.querySelector(".canvas-box").clientWidth || 800;
-    const single = figure.closest(".graphs.single");
-    return String(Math.max(50, Math.min(2000, Math.round(single ? width : width / 2))));
-  }
-
-  /* Show what arrived: drawn now if the figure is near the view, else when it comes near. */
   function paint(figure) {
     const entry = store.get(figure);
     if (!entry || entry.drawn || !near.has(figure) || !ready) return; // drawn once every script has run
     entry.drawn = true;
     const status = figure.querySelector(".graph-status");
-    if (entry.error) { status.textContent = "Could not load this graph: " + entry.error; return; }
-    const modeSelect = figure.querySelector("select.view-mode");
-    draw(figure, entry.data, modeSelect ? modeSelect.value : "lines");
-    const empty = entry.data.series.every(function (s) { return s.points.length === 0; });
+    if (entry.error) { status.textContent = "Could not load this graph: " + entry.error; settle(); return; }
+    tools(figure);
+    draw(figure, entry.data, modeOf(figure));
+    const empty = entry.data.series.every(function (s) { return s.cols.t.length === 0; });
     status.textContent = empty ? "No data in this range yet." : "";
+    settle();
   }
 
-  /* Draw a figure in view now, one near it in a task of its own: the screen's charts are shown before the rest. */
   const later = [];
   let draining = false;
+  const idle = window.requestIdleCallback || function (fn) { return setTimeout(fn, 1); };
   function show(figure) {
-    if (inView(figure)) { paint(figure); return; }
+    if (visible.has(figure)) { paint(figure); return; }
     later.push(figure);
-    if (!draining) { draining = true; setTimeout(drain, 0); }
+    if (!draining) { draining = true; idle(drain, { timeout: 500 }); }
   }
 
   function drain() {
     const figure = later.shift();
     if (figure) paint(figure);
-    if (later.length) setTimeout(drain, 0);
+    if (later.length) idle(drain, { timeout: 500 });
     else draining = false;
   }
+
+  /* ---- marks: when the page's first screen, data and percentiles are in (performance.mark) ---- */
+
+  const marked = new Set();
+  function mark(name) {
+    if (marked.has(name) || generation !== 1) return;
+    marked.add(name);
+    if (window.performance && performance.mark) performance.mark("monitor:" + name);
+    document.documentElement.dataset[name.replace(/-(\w)/g, function (_, c) { return c.toUpperCase(); })] = String(Math.round(performance.now()));
+  }
+
+  function settle() {
+    if (generation !== 1) return;
+    const shown = Array.from(visible).every(function (f) { const e = store.get(f); return e && e.gen === generation && (e.drawn || e.error); });
+    if (shown) mark("first-screen");
+    if (figures.every(function (f) { const e = store.get(f); return e && e.gen === generation; })) mark("all-data");
+    if (figures.every(function (f) { return f.dataset.p95 === "ready"; })) mark("percentiles");
+  }
+
+  /* ---- data ---- */
 
   function deliver(figure, gen, data, error) {
     inflight.delete(figure);
     store.set(figure, { gen: gen, data: data, error: error, drawn: false });
     figure.dataset.loaded = error ? "error" : "1";
     figure.dataset.p95 = data && data.p95_pending ? "pending" : "ready"; // drawn or not: the legend's last figure
-    const csv = figure.querySelector("a.export-csv");
-    if (csv) csv.href = figure.dataset.seriesUrl + ".csv?" + requestParams(figure).toString();
-    show(figure);
+    updateCsv(figure);
+    if (near.has(figure)) show(figure);
+    settle();
   }
 
   function requestParams(figure) {
@@ -221,36 +390,39 @@
     return params;
   }
 
+  function pick(body, figure) {
+    const [kind, id] = kindAndId(figure);
+    const data = (kind === "graph" ? body.graphs : body.aggregates)[id];
+    return { data: data ? Object.assign(data, { start: body.start, end: body.end }) : null, problem: data ? "" : (body.errors || {})[kind + ":" + id] || "no data" };
+  }
+
   /* One request per (unit, points) among the figures; `p95` "later" for charts, "only" for the percentiles. */
-  async function fetchBatch(figures, gen, p95) {
+  async function fetchBatch(members, gen, p95) {
     const groups = new Map();
-    figures.forEach(function (figure) {
+    members.forEach(function (figure) {
       const key = unitOf(figure) + "|" + pointsOf(figure);
       if (!groups.has(key)) groups.set(key, []);
       groups.get(key).push(figure);
     });
-    for (const members of groups.values()) {
-      const params = requestParams(members[0]);
+    for (const group of groups.values()) {
+      const params = requestParams(group[0]);
       params.set("p95", p95);
-      members.forEach(function (figure) { const [kind, id] = kindAndId(figure); params.append(kind, id); });
+      params.set("shape", "columns");
+      group.forEach(function (figure) { const [kind, id] = kindAndId(figure); params.append(kind, id); });
       let body = null;
       let error = "";
       try {
-        const response = await fetch(document.body.dataset.seriesUrl + "?" + params.toString(), {
-          credentials: "same-origin",
-        });
+        const response = await fetch(document.body.dataset.seriesUrl + "?" + params.toString(), { credentials: "same-origin" });
         body = await response.json();
         if (!response.ok) error = body.error || response.statusText;
       } catch (err) {
         error = err.message;
       }
       if (gen !== generation) return; // a newer range was asked for meanwhile
-      members.forEach(function (figure) {
-        const [kind, id] = kindAndId(figure);
-        const data = body && !error ? (kind === "graph" ? body.graphs : body.aggregates)[id] : null;
-        const problem = error || (data ? "" : (body && body.errors && body.errors[kind + ":" + id]) || "no data");
-        if (p95 === "only") mergePercentiles(figure, data);
-        else deliver(figure, gen, data && Object.assign(data, { start: body.start, end: body.end }), problem);
+      group.forEach(function (figure) {
+        const found = body && !error ? pick(body, figure) : { data: null, problem: error };
+        if (p95 === "only") mergePercentiles(figure, found.data);
+        else deliver(figure, gen, found.data, found.problem);
       });
     }
   }
@@ -264,54 +436,42 @@
       const mine = entry.data.series.find(function (m) { return m.field === s.field; });
       if (mine) mine.stats.p95 = s.stats.p95;
     });
-    if (entry.drawn) renderLegend(figure.querySelector("table.legend"), entry.data);
-  }
-
-  function inView(figure) {
-    const box = figure.getBoundingClientRect();
-    return box.bottom > 0 && box.top < window.innerHeight;
+    if (entry.drawn) renderLegend(figure, entry.data);
+    settle();
   }
 
   /* The first screen's request, named by the server in the page's head: the browser has been fetching it while it
      read the page; its answer is used as is (its figures skip the first batch). */
-  function early(figures, gen) {
+  function early(members, gen) {
     const link = document.getElementById("first-graphs");
     if (!link || gen !== 1) return { figures: [], done: null };
     const url = new URL(link.href, window.location.href);
     const named = new Set(url.searchParams.getAll("graph").map(function (id) { return "graph:" + id; })
       .concat(url.searchParams.getAll("aggregate").map(function (id) { return "aggregate:" + id; })));
-    const mine = figures.filter(function (f) { return named.has(kindAndId(f).join(":")) && unitOf(f) === "bits"; });
+    const mine = members.filter(function (f) { return named.has(kindAndId(f).join(":")) && unitOf(f) === "bits"; });
     if (!mine.length) return { figures: [], done: null };
     const done = fetch(link.href, { credentials: "same-origin" }).then(function (response) {
       return response.json().then(function (body) { return { ok: response.ok, body: body }; });
     }).then(function (answer) {
       if (gen !== generation) return;
       mine.forEach(function (figure) {
-        const [kind, id] = kindAndId(figure);
-        const data = answer.ok ? (kind === "graph" ? answer.body.graphs : answer.body.aggregates)[id] : null;
-        const problem = answer.ok ? (data ? "" : (answer.body.errors || {})[kind + ":" + id] || "no data") : answer.body.error;
-        deliver(figure, gen, data && Object.assign(data, { start: answer.body.start, end: answer.body.end }), problem);
+        const found = answer.ok ? pick(answer.body, figure) : { data: null, problem: answer.body.error };
+        deliver(figure, gen, found.data, found.problem);
       });
-      morePercentiles(mine, gen);
     }).catch(function (err) { mine.forEach(function (f) { deliver(f, gen, null, err.message); }); });
     return { figures: mine, done: done };
   }
 
-  function morePercentiles(figures, gen) {
-    const pending = figures.filter(function (f) { const e = store.get(f); return e && e.data && e.data.p95_pending; });
-    return pending.length ? fetchBatch(pending, gen, "only") : null;
-  }
-
-  /* Fetch `figures`: those in view first (the preloaded answer, else a request of their own); the rest once those
-     are drawn (their answers would hold up the first screen's drawing), BATCH per request, PARALLEL at a time;
-     then the pending 95th percentiles. */
-  async function load(figures) {
+  /* Fetch `members`: those in view first (the preloaded answer, else a request of their own); the rest once those
+     are in (their answers would hold up the first screen), BATCH per request, PARALLEL at a time; then the pending
+     95th percentiles, those near the view first. */
+  async function load(members) {
     const gen = generation;
-    figures.forEach(function (figure) { inflight.add(figure); });
-    const preloaded = early(figures, gen);
-    figures = figures.filter(function (f) { return preloaded.figures.indexOf(f) < 0; });
-    const first = figures.filter(inView);
-    const rest = figures.filter(function (f) { return first.indexOf(f) < 0; });
+    members.forEach(function (figure) { inflight.add(figure); });
+    const preloaded = early(members, gen);
+    members = members.filter(function (f) { return preloaded.figures.indexOf(f) < 0; });
+    const first = members.filter(function (f) { return visible.has(f); });
+    const rest = members.filter(function (f) { return !visible.has(f); });
     await Promise.all([preloaded.done, first.length ? fetchBatch(first, gen, "later") : null]);
     if (gen !== generation) return;
     const queue = [];
@@ -321,8 +481,9 @@
     }
     await Promise.all(Array.from({ length: PARALLEL }, worker));
     if (gen !== generation) return;
-    const pending = figures.filter(function (f) { const e = store.get(f); return e && e.data && e.data.p95_pending; });
-    pending.sort(function (a, b) { return (near.has(b) ? 1 : 0) - (near.has(a) ? 1 : 0); }); // near ones first
+    const all = preloaded.figures.concat(members);
+    const pending = all.filter(function (f) { const e = store.get(f); return e && e.data && e.data.p95_pending; });
+    pending.sort(function (a, b) { return (near.has(b) ? 1 : 0) - (near.has(a) ? 1 : 0); });
     const batches = [];
     for (let i = 0; i < pending.length; i += BATCH) batches.push(pending.slice(i, i + BATCH));
     await Promise.all(batches.map(function (batch) { return fetchBatch(batch, gen, "only"); }));
@@ -332,7 +493,7 @@
     generation += 1;
     inflight.clear();
     store.forEach(function (entry) { entry.gen = -1; });
-    load(Array.from(document.querySelectorAll("figure.graph")));
+    load(figures.slice());
     const heatmaps = function () {
       document.querySelectorAll("figure.heatmap").forEach(function (fig) { window.MonitorHeatmap && window.MonitorHeatmap.load(fig); });
     };
@@ -344,16 +505,16 @@
   function refresh() {
     generation += 1;
     inflight.clear();
-    const visible = [];
+    const shown = [];
     store.forEach(function (entry, figure) {
-      if (near.has(figure)) visible.push(figure);
+      if (near.has(figure)) shown.push(figure);
       else entry.gen = -1;
     });
-    load(visible);
+    load(shown);
   }
 
   function watch() {
-    const observer = new IntersectionObserver(function (entries) {
+    const nearby = new IntersectionObserver(function (entries) {
       const stale = [];
       entries.forEach(function (e) {
         if (!e.isIntersecting) { near.delete(e.target); return; }
@@ -364,7 +525,14 @@
       });
       if (stale.length) load(stale);
     }, { rootMargin: "100% 0px" });
-    document.querySelectorAll("figure.graph").forEach(function (figure) { observer.observe(figure); });
+    const viewport = new IntersectionObserver(function (entries) {
+      entries.forEach(function (e) {
+        if (!e.isIntersecting) { visible.delete(e.target); return; }
+        visible.add(e.target);
+        if (later.indexOf(e.target) >= 0) paint(e.target); // scrolled to before its idle turn came
+      });
+    });
+    figures.forEach(function (figure) { nearby.observe(figure); viewport.observe(figure); });
   }
 
   function reload(figure) {
@@ -373,56 +541,46 @@
     load([figure]);
   }
 
-  function setUpTools(figure) {
-    const modeSelect = figure.querySelector("select.view-mode");
-    const unitSelect = figure.querySelector("select.unit-mode");
-    if (modeSelect) {
-      modeSelect.value = option("view", "lines");
-      modeSelect.addEventListener("change", function () {
-        remember("view", modeSelect.value);
-        const entry = store.get(figure);
-        if (entry && entry.data) { entry.drawn = false; paint(figure); }
-      });
-    }
-    if (unitSelect) {
-      const wanted = option("unit", "bits");
-      if (unitSelect.querySelector("option[value='" + wanted + "']")) unitSelect.value = wanted;
-      unitSelect.addEventListener("change", function () { remember("unit", unitSelect.value); reload(figure); });
-    }
-    const png = figure.querySelector("a.export-png");
-    if (png) {
-      png.addEventListener("click", function () {
-        const chart = charts.get(figure);
-        if (chart) { png.href = chart.toBase64Image("image/png", 1); png.download = "graph-" + (figure.dataset.graphId || figure.dataset.aggregateId) + ".png"; }
-      });
-    }
-  }
+  /* A new window size: measure each grid again and give its charts the new width. */
+  let resizing = null;
+  window.addEventListener("resize", function () {
+    clearTimeout(resizing);
+    resizing = setTimeout(function () {
+      sizes.clear();
+      charts.forEach(function (chart, figure) { const size = sizeOf(figure); chart.resize(size.width, size.height); });
+    }, 150);
+  });
 
   function humanDurations() {
-    document.querySelectorAll(".duration[data-seconds]").forEach(function (el) {
-      let s = Number(el.dataset.seconds);
+    document.querySelectorAll(".duration[data-seconds]").forEach(function (node) {
+      let s = Number(node.dataset.seconds);
       const d = Math.floor(s / 86400); s -= d * 86400;
       const h = Math.floor(s / 3600); s -= h * 3600;
       const m = Math.floor(s / 60);
-      el.textContent = (d ? d + "d " : "") + h + "h " + m + "m";
+      node.textContent = (d ? d + "d " : "") + h + "h " + m + "m";
     });
   }
 
   window.MonitorGraphs = { si: si, loadAll: loadAll };
 
-  /* This script runs before the chart library loads (the page's graphs are already parsed): the first screen's
-     data is on its way while Chart.js is still being read, and drawn as soon as it is there. */
+  /* This script runs before the chart library loads (the page's graphs are already parsed): first every size the
+     page needs is read at once (one layout), then the first screen's data is on its way while Chart.js is still
+     being read, and drawn as soon as both are there. */
+  figures.forEach(function (f) {
+    const box = f.getBoundingClientRect();
+    if (box.bottom > 0 && box.top < window.innerHeight) { visible.add(f); near.add(f); }
+  });
+  figures.forEach(sizeOf);
   humanDurations();
-  document.querySelectorAll("figure.graph").forEach(setUpTools);
-  document.querySelectorAll("figure.graph").forEach(function (f) { if (inView(f)) near.add(f); });
   loadAll();
 
   document.addEventListener("DOMContentLoaded", function () {
+    ready = true;
     near.forEach(show);
+    settle();
     watch();
     document.addEventListener("monitor:rangechange", loadAll);
-    const section = document.getElementById("graphs");
-    const every = Number(section && section.dataset.refreshS) || 60;
+    const every = Number(container.dataset.refreshS) || 60;
     window.setInterval(function () { if (window.MonitorRange.isLive()) refresh(); }, Math.max(5, every) * 1000);
   });
 })();
