@@ -2,9 +2,10 @@
 
 Times are in the browser's own clock from the navigation's start (performance.timeOrigin): the page marks the
 moment every graph in view has its chart (`monitor:first-screen`), every figure of the page has its data
-(`monitor:all-data`; charts below the fold are drawn as they are scrolled to), and no legend waits for its 95th
-any more (`monitor:percentiles`). The same moments seen from outside (Playwright's clock, from the navigation's
-request) are kept beside them: they add the navigation's start and the polling of the page (about 10 ms)."""
+(`monitor:all-data`; charts below the fold are drawn as they are scrolled to), and no drawn chart's legend waits
+for its 95th any more (`monitor:percentiles`: a chart's percentile is asked for once it is drawn). The same moments
+seen from outside (Playwright's clock, from the navigation's request) are kept beside them: they add the
+navigation's start and the polling of the page (about 10 ms)."""
 
 from __future__ import annotations
 
@@ -40,8 +41,11 @@ MARKS = (
     ".map(m => [m.name.slice(8), m.startTime]).concat([['html', "
     "performance.getEntriesByType('navigation')[0].responseEnd]]))"
 )
-# Every graph's, drawn or not (a legend below the fold is filled in when its graph comes near).
-PERCENTILES = "[...document.querySelectorAll('figure.graph')].every(f => f.dataset.p95 === 'ready')"
+# Every drawn graph's (a chart's percentile is asked for when it is drawn: those below the fold when scrolled to).
+PERCENTILES = (
+    "[...document.querySelectorAll('figure.graph')].filter(f => f.querySelector('canvas[data-points]'))"
+    ".every(f => f.dataset.p95 === 'ready')"
+)
 
 
 def web_server(env: dict[str, str], log_dir: Path, workers: int = 4) -> tuple[Process, str]:

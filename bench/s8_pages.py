@@ -5,7 +5,8 @@ in page order, three requests in flight (as static/js/graphs.js fetches; gunicor
 connection), a point per two pixels (300 points), as columns:
 - with the batch endpoint (GET /api/series?graph=<id>&graph=<id>...&p95=later): the first screen (the first 6
   graphs, the request the page's head preloads) in one request, the rest in batches of 20 as the page sends
-  them; then the 95th percentiles the page asks for afterwards (p95=only), in batches of 20;
+  them; then the 95th percentiles the page asks for afterwards (p95=only), those of the 12 charts it draws (in
+  view and within a screen of it: a chart's percentile is asked for once it is drawn);
 - without it (a 404 that is not JSON): one GET /api/graphs/<id>/series per graph.
 Times run from the start of the HTML request: first screen = the first 6 graphs' data in hand, every graph = all
 charts' data, p95 = the percentiles too. The endpoint is probed once, at the first view.
@@ -77,7 +78,7 @@ class PageLoad(threading.Thread):
         self.browser = Browser(host, port)
         self.user, self.device_ids, self.think_s = user, list(device_ids), think_s
         self.stop_event = threading.Event()
-        self.points, self.first, self.batch = 300, 6, 20
+        self.points, self.first, self.batch, self.drawn = 300, 6, 20, 12
         self.batch_endpoint: bool | None = None
         self.views: list[dict] = []
         self.failures: list[str] = []
@@ -138,7 +139,9 @@ class PageLoad(threading.Thread):
         first_screen = max(at for (at, _), group in zip(done, groups, strict=True) if group[0] in ids[: self.first])
         every_graph = max(at for at, _ in done)
         if self.batch_endpoint:
-            later = [self._batch_path(ids[i : i + self.batch], window, "only") for i in range(0, len(ids), self.batch)]
+            drawn = ids[: self.drawn]  # the page asks for the percentiles of the charts it drew (in view and near)
+            cuts = range(0, len(drawn), self.batch)
+            later = [self._batch_path(drawn[i : i + self.batch], window, "only") for i in cuts]
             percentiles = list(pool.map(lambda path: self._timed(path, started), later))
             done, paths = done + percentiles, paths + later
         bad = [f"{path.split('?')[0]}: HTTP {code}" for (_, code), path in zip(done, paths, strict=True) if code != 200]

@@ -204,6 +204,58 @@ def _from_windows(got: dict, totals: bool, interval: int) -> tuple[list, dict]:
 
 def _from_rollup(got: dict) -> tuple[list, dict]:
     """Points of whole windows (mean = Σ sum / Σ count) and the sums of the range behind the legend."""
+    if "wmean" in got:  # a window a point, each with its stored mean; the range's sums read apart
+        points, n, summed = _of_means(got)
+    else:
+        aligned = _aligned(got)
+        points, n, summed = _on_grid(*aligned) if aligned is not None else _by_time(got)
+    acc = {
+        "n": n,
+        "sum": summed,  # Σ of windows = Σ of the range
+        "lo": _only(got, "lo"),
+        "hi": max((p[3] for p in points), default=None),
+        "total": _only(got, "total"),
+        "current": _last_mean(got["lastsum"], got.get("lastcount", ())) if "lastsum" in got else _newest(points),
+    }
+    return points, acc
+
+
+def _aligned(got: dict) -> tuple | None:
+    """The window columns (sums, counts, maxima, minima or None) when they share one grid: the same length and
+    the same first and last times, as one read's windows do; else None."""
+    sums, counts, maxima, minima = (got.get(name) for name in ("wsum", "wcount", "wmax", "wmin"))
+    columns = [c for c in (sums, counts, maxima, minima) if c is not None]
+    if sums is None or counts is None or maxima is None or not sums:
+        return None
+    if any(len(c) != len(sums) or c[0][0] != sums[0][0] or c[-1][0] != sums[-1][0] for c in columns):
+        return None
+    return sums, counts, maxima, minima
+
+
+def _of_means(got: dict) -> tuple[list, float, float]:
+    """Points of windows that each are one stored window (its mean and maximum), Σ count and Σ sum of the range."""
+    means, maxima, minima = got.get("wmean", ()), got.get("wmax", ()), got.get("wmin")
+    lows, highs = dict(minima) if minima is not None else {}, dict(maxima)
+    points = [(t, lows.get(t), m, highs[t]) for t, m in means if m is not None and highs.get(t) is not None]
+    return points, _only(got, "scount") or 0, _only(got, "ssum") or 0.0
+
+
+def _on_grid(sums: list, counts: list, maxima: list, minima: list | None) -> tuple[list, float, float]:
+    """Points, Σ count and Σ sum of windows side by side (one pass, no time lookups)."""
+    points, n, summed = [], 0, 0.0
+    lows = minima if minima is not None else [(None, None)] * len(sums)
+    for (t, total), (_, count), (_, high), (_, low) in zip(sums, counts, maxima, lows, strict=True):
+        if total is None or not count:
+            continue
+        n += count
+        summed += total
+        if high is not None:
+            points.append((t, low, total / count, high))
+    return points, n, summed
+
+
+def _by_time(got: dict) -> tuple[list, float, float]:
+    """Points, Σ count and Σ sum of windows matched by their times (columns of different grids)."""
     slots: dict[int, list] = defaultdict(lambda: [None, None, None, None])
     for column, name in ((0, "wmin"), (1, "wsum"), (2, "wmax"), (3, "wcount")):
         for t, v in got.get(name, ()):
@@ -212,15 +264,9 @@ def _from_rollup(got: dict) -> tuple[list, dict]:
     points = [
         (t, s[0], s[1] / s[3], s[2]) for t, s in sorted(slots.items()) if s[1] is not None and s[2] is not None and s[3]
     ]
-    acc = {
-        "n": sum(s[3] for s in slots.values() if s[1] is not None and s[3]),
-        "sum": sum(s[1] for s in slots.values() if s[1] is not None and s[3]),  # Σ of windows = Σ of the range
-        "lo": _only(got, "lo"),
-        "hi": max((p[3] for p in points), default=None),
-        "total": _only(got, "total"),
-        "current": _last_mean(got["lastsum"], got.get("lastcount", ())) if "lastsum" in got else _newest(points),
-    }
-    return points, acc
+    n = sum(s[3] for s in slots.values() if s[1] is not None and s[3])
+    summed = sum(s[1] for s in slots.values() if s[1] is not None and s[3])
+    return points, n, summed
 
 
 def _newest(points: list) -> float | None:

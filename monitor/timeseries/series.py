@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping
 from datetime import datetime, timedelta
+from operator import itemgetter
 
 from monitor.timeseries import assemble, cache, percentiles, tiers
 from monitor.timeseries import edges as raw_edges
@@ -27,7 +28,10 @@ from monitor.timeseries.plan import Bounds, Layout, Window, layout
 # A batch with this many instances (ports...) of one device and template reads all of that device's instances
 # (a batch of most of a switch's ports: the extra series cost less than a predicate naming each port).
 EVERY_INSTANCE_AT = 48
-PART = "windows-cols"  # the cache's name for a chart's windows (assemble.rollup_part): renamed when their form changes
+PART = "windows-cols"
+# Tiers whose windows keep their mean (collectors/rollup.py): a chart of one window a point reads it, one column
+# instead of sums and counts, and the range's Σ sum and Σ count as two numbers (a third fewer rows to send and read).
+MEANS_KEPT = ("5m",)  # the cache's name for a chart's windows (assemble.rollup_part): renamed when their form changes
 
 
 def read(
@@ -77,6 +81,7 @@ def _rollup_group(
 ) -> dict[str, dict]:
     """Graphs read from a rollup tier over its whole windows (cached until a newer window is written), then the
     raw samples after the newest window, so the chart and its legend reach the last poll."""
+    raw = tiers.tiers()[0]
     start, end = cache.aligned(span.start, span.end, span.now, shape.tier.step_s)
     whole = Window(start, end, span.points, span.now)
     keys = {p.key: cache.key(PART, shape, p.template.slug, p.members, p.scale, start, end, detail) for p in plots}
@@ -84,11 +89,10 @@ def _rollup_group(
     parts = {p.key: cached[keys[p.key]] for p in plots if keys[p.key] in cached}
     missing = [p for p in plots if p.key not in parts]
     if missing:
-        found = _gather(missing, whole, shape, 0, detail)
+        found = _gather(missing, whole, shape, 0, detail, tail=raw.holds(end, span.now))
         fresh = {p.key: assemble.rollup_part(p, found, shape, span) for p in missing}
         cache.set_many({keys[key]: part for key, part in fresh.items()}, shape.tier.step_s)
         parts |= fresh
-    raw = tiers.tiers()[0]
     head = span.start if span.start < start and raw.holds(span.start, span.now) else None
     edges = {}
     if raw.holds(end, span.now):
@@ -126,7 +130,7 @@ def _fields(plot: Plot) -> list[str]:
     return list(plot.template.fields)
 
 
-def _gather(plots: list[Plot], span: Window, shape: Layout, interval: int, detail: bool) -> dict:
+def _gather(plots: list[Plot], span: Window, shape: Layout, interval: int, detail: bool, tail: bool = False) -> dict:
     """Run the group's one script; {(plot key, field): {result name: rows}}. Per window: mean and max (and min
     with `detail`); per series: count, minimum, mean, last, and the total where the legend shows one."""
     bind = Params()
@@ -141,16 +145,23 @@ def _gather(plots: list[Plot], span: Window, shape: Layout, interval: int, detai
 
     if shape.tier.step_s:  # a rollup tier: each window's Σ sum / Σ count, max (and min); whole-range figures
         sums, counts, maxima = pred("_sum"), pred("_count"), pred("_max")
-        script += [
-            chain(bucket, sums, window("sum"), untimed, "wsum"),
-            chain(bucket, counts, window("sum"), untimed, "wcount"),
-        ]
+        if shape.every_s == shape.tier.step_s and shape.tier.name in MEANS_KEPT:  # a window a point: its mean
+            script += [
+                chain(bucket, pred("_mean"), window("max"), untimed, "wmean"),  # the one stored mean of the window
+                chain(bucket, sums, "|> sum()", untimed, "ssum"),
+                chain(bucket, counts, "|> sum()", untimed, "scount"),
+            ]
+        else:
+            script += [
+                chain(bucket, sums, window("sum"), untimed, "wsum"),
+                chain(bucket, counts, window("sum"), untimed, "wcount"),
+            ]
         script.append(chain(bucket, maxima, window("max"), untimed, "wmax"))
         minima = pred("_min")
         if detail:
             script.append(chain(bucket, minima, window("min"), untimed, "wmin"))
         script.append(chain(bucket, minima, "|> min()", untimed, "lo"))
-        if shape.every_s != shape.tier.step_s:  # else the newest window's row is the newest window (assemble)
+        if shape.every_s != shape.tier.step_s and not tail:  # else the newest sample or window stands for it
             script.append(chain(bucket, sums, "|> last()", keep, "lastsum"))
             script.append(chain(bucket, counts, "|> last()", keep, "lastcount"))
         totals = pred("_total", only_totals=True)
@@ -174,7 +185,7 @@ def _gather(plots: list[Plot], span: Window, shape: Layout, interval: int, detai
         for results in found.values():
             for name, rows in results.items():
                 if name.startswith("w"):
-                    results[name] = [(t, v) for t, (_, v) in zip(times, rows, strict=False)]
+                    results[name] = list(zip(times, map(itemgetter(1), rows), strict=False))  # as many as both
     return found
 
 

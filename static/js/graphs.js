@@ -1,7 +1,8 @@
 /* Every graph on the page, for the range in the URL. The figures in view are drawn first (their data was asked
    for by the page's head), then the rest of the page's data is fetched, a few dozen graphs per request (GET
    /api/series, as columns); a chart is drawn when it comes within a screen of the view, in the browser's idle
-   time. 95th percentiles that come from rollups arrive in a second round. Every zoom re-fetches everything.
+   time. 95th percentiles that need a read of their own are asked for the charts drawn, once the page's data is in.
+   Every zoom re-fetches everything.
 
    What costs a page of 160 graphs its speed, and how this script avoids it (docs/graphs.md):
    - reading a size after changing the page forces a layout of the whole page: sizes are read once, up front
@@ -334,6 +335,7 @@
     draw(figure, entry.data, modeOf(figure));
     const empty = entry.data.series.every(function (s) { return s.cols.t.length === 0; });
     status.textContent = empty ? "No data in this range yet." : "";
+    wantPercentile(figure);
     settle();
   }
 
@@ -368,7 +370,30 @@
     const shown = Array.from(visible).every(function (f) { const e = store.get(f); return e && e.gen === generation && (e.drawn || e.error); });
     if (shown) mark("first-screen");
     if (figures.every(function (f) { const e = store.get(f); return e && e.gen === generation; })) mark("all-data");
-    if (figures.every(function (f) { return f.dataset.p95 === "ready"; })) mark("percentiles");
+    const drawn = figures.filter(function (f) { const e = store.get(f); return e && e.drawn; });
+    if (marked.has("all-data") && drawn.every(function (f) { return f.dataset.p95 === "ready"; })) mark("percentiles");
+  }
+
+  /* ---- 95th percentiles that need a read of their own: asked for the charts drawn, once the page's data is in
+     (a year's percentiles of 160 graphs cost the server seconds; those of charts nobody scrolled to are not asked) ---- */
+
+  const wanted = new Set();
+  let dataIn = -1; // the generation whose data is all in
+  let asking = null;
+  function wantPercentile(figure) {
+    const entry = store.get(figure);
+    if (!entry || !entry.data || !entry.data.p95_pending || entry.p95asked) return;
+    wanted.add(figure);
+    if (dataIn === generation && !asking) asking = setTimeout(askPercentiles, 30);
+  }
+
+  function askPercentiles() {
+    asking = null;
+    const gen = generation;
+    const members = Array.from(wanted).filter(function (f) { const e = store.get(f); return e && e.gen === gen; });
+    wanted.clear();
+    members.forEach(function (f) { store.get(f).p95asked = true; });
+    for (let i = 0; i < members.length; i += BATCH) fetchBatch(members.slice(i, i + BATCH), gen, "only");
   }
 
   /* ---- data ---- */
@@ -463,8 +488,8 @@
   }
 
   /* Fetch `members`: those in view first (the preloaded answer, else a request of their own); the rest once those
-     are in (their answers would hold up the first screen), BATCH per request, PARALLEL at a time; then the pending
-     95th percentiles, those near the view first. */
+     are in (their answers would hold up the first screen), BATCH per request, PARALLEL at a time; then the 95th
+     percentiles of the charts drawn (wantPercentile). */
   async function load(members) {
     const gen = generation;
     members.forEach(function (figure) { inflight.add(figure); });
@@ -481,12 +506,9 @@
     }
     await Promise.all(Array.from({ length: PARALLEL }, worker));
     if (gen !== generation) return;
-    const all = preloaded.figures.concat(members);
-    const pending = all.filter(function (f) { const e = store.get(f); return e && e.data && e.data.p95_pending; });
-    pending.sort(function (a, b) { return (near.has(b) ? 1 : 0) - (near.has(a) ? 1 : 0); });
-    const batches = [];
-    for (let i = 0; i < pending.length; i += BATCH) batches.push(pending.slice(i, i + BATCH));
-    await Promise.all(batches.map(function (batch) { return fetchBatch(batch, gen, "only"); }));
+    dataIn = gen;
+    if (wanted.size && !asking) asking = setTimeout(askPercentiles, 0);
+    settle();
   }
 
   function loadAll() {
