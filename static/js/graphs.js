@@ -340,10 +340,17 @@
   }
 
   const later = [];
+  const soon = new Set();
   let draining = false;
   const idle = window.requestIdleCallback || function (fn) { return setTimeout(fn, 1); };
+  /* A figure in view is drawn in the next task (with the others that arrived together), so that whatever
+     awaited its data (the next requests of the page) goes first; one near it in idle time. */
   function show(figure) {
-    if (visible.has(figure)) { paint(figure); return; }
+    if (visible.has(figure)) {
+      if (!soon.size) setTimeout(function () { const now = Array.from(soon); soon.clear(); now.forEach(paint); }, 0);
+      soon.add(figure);
+      return;
+    }
     later.push(figure);
     if (!draining) { draining = true; idle(drain, { timeout: 500 }); }
   }
