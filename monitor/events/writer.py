@@ -1,0 +1,180 @@
+"""A receiver's writer thread: a bounded queue that drops NEW messages when full (counted), never stored ones;
+batches written in one statement; counters flushed and the device directory refreshed every few seconds."""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from django.conf import settings
+from django.db import close_old_connections
+from django.db.models import F, Max, Min
+from django.utils import timezone
+
+from monitor.events import sources
+from monitor.events.counting import Counts
+from monitor.events.decode import PORT_MARK
+from monitor.events.models import Event, Receiver, ReceiverCount
+from monitor.events.record import make, store
+from monitor.models import Interface
+
+log = logging.getLogger(__name__)
+BATCH = 1000
+FLUSH_COUNTS_S = 2.0
+CAPACITY_CHECK_S = 60.0
+
+
+@dataclass
+class Incoming:
+    """A decoded message matched to its device, on its way to the table."""
+
+    device_id: int
+    kind: str
+    severity: int
+    text: str
+    source: str
+    received: float  # epoch seconds
+    name: str = ""
+    facility: int | None = None
+    if_index: int | None = None
+    port_hint: str = ""
+    detail: dict = field(default_factory=dict)
+
+
+class Writer(threading.Thread):
+    def __init__(self, receiver: str, kind: str, counts: Counts, on_directory=None):
+        super().__init__(name=f"events-writer-{kind}", daemon=True)
+        self.receiver, self.kind, self.counts = receiver, kind, counts
+        self.queue: queue.Queue[Incoming] = queue.Queue(maxsize=settings.EVENTS_QUEUE_MAX)
+        self.on_directory = on_directory  # called with each fresh Directory (from this thread)
+        self.stopping = threading.Event()
+        self.idle = threading.Event()
+        self._full = False
+        self._next_capacity = 0.0
+        self.started = timezone.now()
+
+    def offer(self, item: Incoming) -> None:
+        """From the receiving loop: never blocks; a full queue drops this (new) message and counts it."""
+        try:
+            self.queue.put_nowait(item)
+            self.idle.clear()
+        except queue.Full:
+            self.counts.add("queue_full")
+
+    def run(self) -> None:
+        next_counts = next_directory = 0.0
+        while not (self.stopping.is_set() and self.queue.empty()):
+            batch = self._take(0.2)
+            now = time.monotonic()
+            try:
+                if now >= next_directory:
+                    self.refresh_directory()
+                    next_directory = now + settings.EVENTS_REFRESH_S
+                if batch:
+                    self.write(batch)
+                if now >= next_counts or self.stopping.is_set():
+                    self.flush_counts()
+                    next_counts = now + FLUSH_COUNTS_S
+            except Exception as exc:  # the database away: count, log, carry on (the receiver keeps answering)
+                self.counts.add("write_failed", len(batch))
+                log.error("events writer: %s: %s", type(exc).__name__, exc)
+                close_old_connections()
+                time.sleep(0.5)
+            if not batch and self.queue.empty():
+                self.idle.set()
+        self.flush_counts()
+
+    def _take(self, wait: float) -> list[Incoming]:
+        try:
+            batch = [self.queue.get(timeout=wait)]
+        except queue.Empty:
+            return []
+        while len(batch) < BATCH:
+            try:
+                batch.append(self.queue.get_nowait())
+            except queue.Empty:
+                break
+        return batch
+
+    def refresh_directory(self) -> None:
+        directory = sources.load(settings.EVENTS_TRAP_RELAYS)
+        if self.on_directory is not None:
+            self.on_directory(directory)
+
+    def write(self, batch: list[Incoming]) -> list[Event]:
+        """Ports named by ifIndex, one INSERT for the batch; past EVENTS_MAX_STORED new ones are refused."""
+        if self._store_full():
+            self.counts.add("store_full", len(batch))
+            return []
+        wanted = {i.device_id for i in batch if i.if_index is not None or i.port_hint}
+        ports: dict[int, dict[int, str]] = {}
+        names: dict[int, set[str]] = {}
+        for device_id, if_index, name in Interface.objects.filter(device_id__in=wanted).values_list(
+            "device_id", "if_index", "name"
+        ):
+            ports.setdefault(device_id, {})[if_index] = name
+            names.setdefault(device_id, set()).add(name)
+        rows = []
+        for item in batch:
+            port = ports.get(item.device_id, {}).get(item.if_index, "") if item.if_index is not None else ""
+            if not port and item.port_hint in names.get(item.device_id, ()):
+                port = item.port_hint
+            shown = port or (f"ifIndex {item.if_index}" if item.if_index is not None else "the port")
+            rows.append(
+                make(
+                    item.device_id,
+                    item.kind,
+                    item.text.replace(PORT_MARK, shown),
+                    source=item.source,
+                    severity=item.severity,
+                    time=datetime.fromtimestamp(item.received, UTC),
+                    name=item.name,
+                    port=port,
+                    facility=item.facility,
+                    detail=item.detail,
+                )
+            )
+        saved = store(rows)
+        self.counts.add("stored", len(saved))
+        return saved
+
+    def _store_full(self) -> bool:
+        """At most EVENTS_MAX_STORED rows: the id span bounds the count from above (cheap), a count confirms it."""
+        now = time.monotonic()
+        if now < self._next_capacity:
+            return self._full
+        self._next_capacity = now + CAPACITY_CHECK_S
+        span = Event.objects.aggregate(low=Min("id"), high=Max("id"))
+        rows = 0 if span["low"] is None else span["high"] - span["low"] + 1
+        if rows >= settings.EVENTS_MAX_STORED:
+            rows = Event.objects.count()
+        self._full = rows >= settings.EVENTS_MAX_STORED
+        if self._full:
+            log.warning("events: %d stored, the limit EVENTS_MAX_STORED: new events are refused", rows)
+        return self._full
+
+    def flush_counts(self) -> None:
+        """Add this receiver's counts since the last flush to its rows (several receivers may share the table)."""
+        counts, notes = self.counts.take()
+        now = timezone.now()
+        receiver, _ = Receiver.objects.update_or_create(
+            name=self.receiver, defaults={"kind": self.kind, "last_seen": now, "started_at": self.started}
+        )
+        for reason, count in counts.items():
+            note = notes.get(reason, "")
+            row, created = ReceiverCount.objects.get_or_create(
+                receiver=receiver, reason=reason, defaults={"count": count, "last_at": now, "note": note}
+            )
+            if not created:
+                changes = {"count": F("count") + count, "last_at": now}
+                if reason in notes:
+                    changes["note"] = notes[reason]
+                ReceiverCount.objects.filter(pk=row.pk).update(**changes)
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self.stopping.set()
+        self.join(timeout)
