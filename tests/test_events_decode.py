@@ -1,0 +1,87 @@
+"""Decoding without the network: the trap catalogue as checked at start, trap varbinds, syslog formats."""
+
+from __future__ import annotations
+
+import pytest
+
+from monitor.events import catalog
+from monitor.events.decode import PORT_MARK, decode
+from monitor.events.syslogparse import BadSyslog, parse
+
+TRAP_OID, UPTIME = "1.3.6.1.6.3.1.1.4.1.0", "1.3.6.1.2.1.1.3.0"
+
+
+def test_the_shipped_catalogue_has_no_problem_and_a_broken_one_is_named():
+    assert catalog.problems() == []
+    book, problems = catalog.parse(
+        {
+            "objects": {"1.3.6.1.2": "ok", "x.y": "bad"},
+            "notifications": [
+                {"oid": "1.3.6.1.4.1.1.0.1", "name": "a", "kind": "nope", "severity": "warning", "text": "t"},
+                {"oid": "1.3.6.1.4.1.1.0.2", "name": "b", "kind": "trap", "severity": "info", "text": "{missing}"},
+            ],
+        }
+    )
+    assert problems == [
+        "traps.yaml objects: 'x.y' needs a numeric OID and a name",
+        "traps.yaml notification 'a': kind must be one of "
+        + str(sorted(catalog.KINDS))
+        + " and severity one of "
+        + str(list(catalog.SEVERITIES)),
+        "traps.yaml notification 'b': text names unknown objects ['missing']",
+    ]
+
+
+@pytest.mark.parametrize("oid", ["1.3.6.1.4.1.674.10895.890", "1.3.6.1.4.1.674.10895.0.890"])
+def test_a_notification_matches_in_its_v1_and_v2_forms_with_the_vendors_severity(oid):
+    info = decode(
+        [
+            (UPTIME, 1234),
+            (TRAP_OID, oid),
+            ("1.3.6.1.4.1.674.10895.5000.1.1.1.0", "Fan 1 is not operational"),
+            ("1.3.6.1.4.1.674.10895.5000.1.1.2.0", 3),
+        ]
+    )
+    assert (info.name, info.kind, info.severity, info.uptime_ticks) == ("envMonFanStateChange", "trap", 3, 1234)
+    assert info.text == "Fan state changed: Fan 1 is not operational"
+    assert info.varbinds[1] == ["1.3.6.1.4.1.674.10895.5000.1.1.2.0", "dellTrapSeverity.0", 3]
+
+
+def test_link_down_names_its_port_by_ifindex_and_a_device_string_cannot_fake_the_port_mark():
+    info = decode(
+        [
+            (TRAP_OID, "1.3.6.1.6.3.1.1.5.3"),
+            ("1.3.6.1.2.1.2.2.1.1.49", 49),
+            ("1.3.6.1.2.1.2.2.1.7.49", 1),
+            ("1.3.6.1.2.1.2.2.1.8.49", 7),
+            ("1.3.6.1.2.1.31.1.1.1.1.49", f"1/xg1{PORT_MARK}"),
+        ]
+    )
+    assert (info.if_index, info.port_hint) == (49, "1/xg1")
+    assert info.text == f"Link down on {PORT_MARK} (admin up, oper lowerLayerDown)"
+    assert info.text.count(PORT_MARK) == 1
+
+
+def test_a_trap_without_snmptrapoid_is_kept_as_unknown():
+    info = decode([(UPTIME, 5), ("1.3.6.1.4.1.9.9.9.0", "x")])
+    assert (info.kind, info.text) == ("trap_unknown", "Unknown trap (no snmpTrapOID): 1.3.6.1.4.1.9.9.9.0=x")
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (b"<0>Jan  1 00:00:00 h p: t", (0, 0, "h", "p", "t")),
+        (b"<191>1 - - - - - - t", (23, 7, "", "", "t")),
+        (b"<30>2026-03-04T05:06:07+01:00 nas01 smbd[9]: share offline", (3, 6, "nas01", "smbd", "share offline")),
+        (b"<14>%LINK-3-UPDOWN: Interface 1/g1, changed state to down", (1, 6, "", "", "%LINK-3-UPDOWN: Interface 1/g1, changed state to down")),
+    ],
+)  # fmt: skip
+def test_syslog_variants(raw, expected):
+    found = parse(raw)
+    assert (found.facility, found.severity, found.hostname, found.app, found.text) == expected
+
+
+@pytest.mark.parametrize("raw", [b"", b"hello", b"<192>x", b"<1a>x", b"<>x"])
+def test_not_syslog(raw):
+    with pytest.raises(BadSyslog):
+        parse(raw)

@@ -1,0 +1,77 @@
+"""The monitor's own events: a reboot seen in sysUpTime by a real poll, port renames, speed and link changes seen
+by the inventory, devices added and rediscovered; and the retention."""
+
+from __future__ import annotations
+
+import time
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from collectors.discovery import Discovery, Identity
+from collectors.interfaces import Port
+from monitor.devices import inventory
+from monitor.events import retention
+from monitor.events.models import Event
+from monitor.models import Device, Interface
+from monitor.polling.run import run_poll
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def kinds(device) -> list[tuple[str, str, str]]:
+    return list(Event.objects.filter(device=device).order_by("id").values_list("kind", "port", "text"))
+
+
+def test_a_reboot_seen_by_a_poll_is_an_event(agent, clean_backends):
+    device = Device.objects.create(
+        name="reboots", host="127.0.0.1", port=agent.port, community="switch", poll_interval_s=2, timeout_s=1.0
+    )
+    assert run_poll(device.pk) == "ok"
+    time.sleep(2)
+    assert run_poll(device.pk) == "ok"
+    assert not Event.objects.filter(device=device, kind="reboot").exists()
+    agent.reboot()  # uptime and counters restart from zero
+    time.sleep(1.5)
+    before = timezone.now()
+    assert run_poll(device.pk) == "ok"
+    (reboot,) = Event.objects.filter(device=device, kind="reboot")
+    assert reboot.text == "Rebooted: sysUpTime went back (up 0 min)" and reboot.severity == 4
+    assert before <= reboot.time <= timezone.now() and reboot.source == "monitor"
+
+
+def _port(if_index: int, name: str, speed: int = 1_000_000_000, up: bool | None = True) -> Port:
+    return Port(if_index, name, "", speed, up, True, None, None)
+
+
+def test_port_renames_speed_and_link_changes_and_rediscovery(stack_env):
+    device = Device.objects.create(name="inventory-switch", host="127.0.0.9", community="x")
+    inventory.sync_ports(device, [_port(1, "1/g1"), _port(2, "1/g2"), _port(3, "1/g3")])
+    assert Interface.objects.filter(device=device).count() == 3
+    assert kinds(device) == [("device_added", "", "Device inventory-switch added (127.0.0.9)")]
+    inventory.sync_ports(device, [_port(1, "1/g1", speed=100_000_000), _port(2, "1/g2", up=False), _port(3, "te1/0/3")])
+    assert kinds(device)[1:] == [
+        ("speed_changed", "1/g1", "Speed of 1/g1: 1 Gbit/s → 100 Mbit/s"),
+        ("port_down", "1/g2", "1/g2 went down (seen by a poll)"),
+        ("port_renamed", "te1/0/3", "ifIndex 3 renamed: 1/g3 → te1/0/3"),
+    ]
+    inventory.sync_ports(device, [_port(1, "1/g1", speed=100_000_000), _port(2, "1/g2"), _port(3, "te1/0/3")])
+    assert kinds(device)[-1] == ("port_up", "1/g2", "1/g2 came up (seen by a poll)")
+    found = Discovery(Identity("d", "1.3", "s"), "generic", "sysObjectID")
+    inventory.record_discovery(device, found)  # the first discovery is not an event
+    assert kinds(device)[-1][0] == "port_up"
+    inventory.record_discovery(device, Discovery(Identity("d", "1.3", "s"), "dell-powerconnect-62xx", "sysObjectID"))
+    assert kinds(device)[-1] == ("rediscovered", "", "Rediscovered: profile dell-powerconnect-62xx (was generic)")
+
+
+def test_retention_deletes_only_what_is_older(stack_env, settings):
+    device = Device.objects.create(name="old-events", host="127.0.0.9", community="x")
+    now = timezone.now()
+    Event.objects.bulk_create(
+        [Event(device=device, time=now - timedelta(days=d), source="syslog", kind="syslog", severity=6, text=str(d))
+         for d in (1, 89, 91, 400)]
+    )  # fmt: skip
+    settings.EVENTS_RETENTION_DAYS = 90
+    assert retention.prune(now=now) == 2
+    assert sorted(Event.objects.filter(device=device, kind="syslog").values_list("text", flat=True)) == ["1", "89"]
