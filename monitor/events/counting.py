@@ -41,10 +41,11 @@ class Counts:
         self._notes: dict[str, str] = {}
         self.totals: Counter[str] = Counter()  # since start, for tests and the command's last words
 
-    def add(self, reason: str, count: int = 1, note: str = "") -> None:
+    def add(self, reason: str, count: int = 1, note: str = "", total: bool = True) -> None:
         with self._lock:
             self._counts[reason] += count
-            self.totals[reason] += count
+            if total:
+                self.totals[reason] += count
             if note:
                 self._notes[reason] = note[:300]
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from django.conf import settings
-from django.db import close_old_connections
+from django.db import DatabaseError, close_old_connections
 from django.db.models import F, Max, Min
 from django.utils import timezone
 
@@ -70,23 +70,26 @@ class Writer(threading.Thread):
         while not (self.stopping.is_set() and self.queue.empty()):
             batch = self._take(0.2)
             now = time.monotonic()
-            try:
-                if now >= next_directory:
-                    self.refresh_directory()
-                    next_directory = now + settings.EVENTS_REFRESH_S
-                if batch:
-                    self.write(batch)
-                if now >= next_counts or self.stopping.is_set():
-                    self.flush_counts()
-                    next_counts = now + FLUSH_COUNTS_S
-            except Exception as exc:  # the database away: count, log, carry on (the receiver keeps answering)
+            if now >= next_directory and self._guarded(self.refresh_directory):
+                next_directory = now + settings.EVENTS_REFRESH_S
+            if batch and not self._guarded(self.write_retrying, batch):
                 self.counts.add("write_failed", len(batch))
-                log.error("events writer: %s: %s", type(exc).__name__, exc)
-                close_old_connections()
-                time.sleep(0.5)
+            if (now >= next_counts or self.stopping.is_set()) and self._guarded(self.flush_counts):
+                next_counts = now + FLUSH_COUNTS_S
             if not batch and self.queue.empty():
                 self.idle.set()
-        self.flush_counts()
+        self._guarded(self.flush_counts)
+
+    def _guarded(self, step, *args) -> bool:
+        """One step of the loop; the database away is logged and tried again later (the receiver keeps answering)."""
+        try:
+            step(*args)
+            return True
+        except Exception as exc:
+            log.error("events writer: %s: %s: %s", step.__name__, type(exc).__name__, exc)
+            close_old_connections()
+            time.sleep(0.2)
+            return False
 
     def _take(self, wait: float) -> list[Incoming]:
         try:
@@ -99,6 +102,19 @@ class Writer(threading.Thread):
             except queue.Empty:
                 break
         return batch
+
+    def write_retrying(self, batch: list[Incoming], attempts: int = 4) -> None:
+        """A locked or restarting database gets a few tries (a second or so) before the batch is counted lost."""
+        for attempt in range(attempts):
+            try:
+                self.write(batch)
+                return
+            except DatabaseError as exc:
+                if attempt == attempts - 1:
+                    raise
+                log.warning("events writer: %s, trying again", exc)
+                close_old_connections()
+                time.sleep(0.25 * (attempt + 1))
 
     def refresh_directory(self) -> None:
         directory = sources.load(settings.EVENTS_TRAP_RELAYS)
@@ -160,6 +176,14 @@ class Writer(threading.Thread):
     def flush_counts(self) -> None:
         """Add this receiver's counts since the last flush to its rows (several receivers may share the table)."""
         counts, notes = self.counts.take()
+        try:
+            self._add_counts(counts, notes)
+        except Exception:
+            for reason, count in counts.items():  # kept for the next flush, not lost
+                self.counts.add(reason, count, notes.get(reason, ""), total=False)
+            raise
+
+    def _add_counts(self, counts, notes: dict[str, str]) -> None:
         now = timezone.now()
         receiver, _ = Receiver.objects.update_or_create(
             name=self.receiver, defaults={"kind": self.kind, "last_seen": now, "started_at": self.started}

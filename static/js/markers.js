@@ -1,36 +1,22 @@
 /* Events as markers on every graph (chartjs-plugin-annotation): a line at each event of the graph's device (and of
    its port on a port's graph), coloured by severity, its text on hover; maintenance windows as shaded boxes.
    graphs.js says when a chart is drawn ("monitor:chartdrawn"); the page's events are fetched once per range, in one
-   request naming every graph of the page, after the first chart is drawn, so markers never delay a chart. The
-   plugin itself is loaded then too. `events=0` in the URL (the "Events" box of the range bar) hides them. */
+   request naming every graph of the page, after the first chart is drawn, so markers never delay a chart (the
+   plugin must be registered before the charts are made: _scripts.html loads it with Chart.js). `events=0` in the
+   URL (the "Events" box of the range bar) hides them. */
 (function () {
   "use strict";
 
   const script = document.currentScript;
   const MARKERS_URL = script.dataset.markersUrl;
-  const PLUGIN_SRC = script.dataset.annotationSrc;
   const LIVE_REFETCH_MS = 60 * 1000; // a live range moves on: its events are asked for again at most this often
   const charts = new Map(); // figure -> the chart last drawn in it
   let answer = null; // {key, at, graphs, events, truncated}
   let loading = null; // Promise of the answer being fetched
-  let plugin = null; // Promise: the annotation plugin is registered
 
   function shown() { return new URLSearchParams(window.location.search).get("events") !== "0"; }
 
   function rangeKey() { return window.MonitorRange ? window.MonitorRange.params().toString() : ""; }
-
-  function loadPlugin() {
-    if (plugin) return plugin;
-    plugin = new Promise(function (resolve, reject) {
-      if (window.Chart && Chart.registry && Chart.registry.plugins.get("annotation")) { resolve(); return; }
-      const tag = document.createElement("script");
-      tag.src = PLUGIN_SRC;
-      tag.onload = function () { resolve(); };
-      tag.onerror = function () { reject(new Error("the annotation plugin did not load")); };
-      document.head.appendChild(tag);
-    });
-    return plugin;
-  }
 
   /* One request for every graph of the page: {graphs: {id: {device, port}}, events: [...]} */
   function fetchEvents() {
@@ -93,8 +79,8 @@
 
   function mark(figure, chart) {
     if (!shown()) { figure.dataset.markers = "0"; return; }
-    Promise.all([fetchEvents(), loadPlugin()])
-      .then(function (results) { apply(figure, chart, results[0]); })
+    fetchEvents()
+      .then(function (found) { apply(figure, chart, found); })
       .catch(function (err) { figure.dataset.markers = "error"; figure.dataset.markersError = err.message; });
   }
 
