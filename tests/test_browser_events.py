@@ -24,6 +24,11 @@ ANNOTATIONS = """(id) => {
   return Object.values(found).map((a) => [a.xMin, a.borderColor, a.label.content[1]]).sort();
 }"""
 
+PIXEL = """(args) => {
+  const x = Chart.getChart(document.querySelector(`figure[data-graph-id='${args[0]}'] canvas`)).scales.x;
+  return [x.min <= args[1] && args[1] <= x.max, Math.round(x.getPixelForValue(args[1]))];
+}"""
+
 
 def test_trap_and_syslog_markers_on_the_right_graphs(agent, clean_backends, live_server, admin_user, monkeypatch):
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -75,11 +80,7 @@ def test_trap_and_syslog_markers_on_the_right_graphs(agent, clean_backends, live
         assert page.evaluate(ANNOTATIONS, traffic["1/g1"]) == sorted([added_marker, line_marker])
         assert len(requests) == 1, requests  # one request for the whole page, not one per graph
         # The marker sits at the event's time on the chart's own axis (inside the drawn range).
-        inside = page.evaluate(
-            """(args) => { const c = Chart.getChart(document.querySelector(`figure[data-graph-id='${args[0]}'] canvas`));
-                 const x = c.scales.x; return [x.min <= args[1] && args[1] <= x.max, Math.round(x.getPixelForValue(args[1]))]; }""",
-            [traffic["1/g3"], down_ms],
-        )
+        inside = page.evaluate(PIXEL, [traffic["1/g3"], down_ms])
         assert inside[0] is True and inside[1] > 0
         page.locator(f"figure[data-graph-id='{traffic['1/g3']}']").scroll_into_view_if_needed()
         box = page.locator(f"figure[data-graph-id='{traffic['1/g3']}'] canvas").bounding_box()
