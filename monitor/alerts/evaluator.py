@@ -106,7 +106,9 @@ def _snapshot(row: AlertState) -> engine.Snapshot:
     )
 
 
-def _advance(rule, device, instance: str, value: float, fire: float, clear: float, now, muted: bool) -> int:
+def _advance(
+    rule, device, instance: str, value: float, fire: float, clear: float, now, muted: bool, detail: str = ""
+) -> int:
     """One target, one value: lock its state row, step the machine, store the changes atomically."""
     with transaction.atomic():
         row, _ = AlertState.objects.get_or_create(rule=rule, device=device, instance=instance)
@@ -140,6 +142,7 @@ def _advance(rule, device, instance: str, value: float, fire: float, clear: floa
                 since=row.since or (_dt(before.since) if change.kind == "clear" else None),
                 mail=mail,
                 next_attempt_at=now if mail == engine.QUEUED else None,
+                detail=detail,
             )
             queued += mail == engine.QUEUED
             if change.mail == engine.QUEUED and channels:  # the channels get what a mail would have said
