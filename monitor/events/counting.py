@@ -77,3 +77,20 @@ class SourceRate:
             return False
         bucket[0] = tokens - 1.0
         return True
+
+
+def kernel_drops(port: int, proto: str = "udp") -> int | None:
+    """Datagrams the kernel dropped for our socket (receive buffer full): the drops column of /proc/net/udp(6)
+    for the local port (Linux; None elsewhere or when the socket is not found)."""
+    total, found = 0, False
+    for name in (f"/proc/net/{proto}", f"/proc/net/{proto}6"):
+        try:
+            with open(name, encoding="ascii") as table:
+                next(table)
+                for line in table:
+                    fields = line.split()
+                    if len(fields) > 12 and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                        total, found = total + int(fields[-1]), True
+        except (OSError, ValueError, StopIteration):
+            continue
+    return total if found else None

@@ -28,7 +28,10 @@ class Listener:
         self.counts = Counts()
         self.rate = SourceRate(settings.EVENTS_SOURCE_RATE, settings.EVENTS_SOURCE_BURST)
         self.directory = sources.Directory()
-        self.writer = Writer(self.name, self.kind, self.counts, on_directory=self._directory_arrived)
+        self.writer = Writer(
+            self.name, self.kind, self.counts, on_directory=self._directory_arrived, udp_port=lambda: self.bound_port
+        )
+        self.bound_port = 0  # set once the UDP socket is bound
         self.loop: asyncio.AbstractEventLoop | None = None
         self.ready = threading.Event()
         self._thread: threading.Thread | None = None

@@ -48,7 +48,7 @@ class SyslogReceiver(Listener):
         sock = socket.socket(family, socket.SOCK_DGRAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, settings.EVENTS_SOCKET_BUFFER_BYTES)
         sock.bind((self.bind, self.port))
-        self.port = sock.getsockname()[1]  # port 0 in tests: the same number for TCP below
+        self.port = self.bound_port = sock.getsockname()[1]  # port 0 in tests: the same number for TCP
         self.udp, _ = await loop.create_datagram_endpoint(lambda: _Datagrams(self), sock=sock)
         self.tcp = await asyncio.start_server(self._stream, self.bind, self.port, reuse_address=True)
 

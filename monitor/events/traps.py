@@ -106,7 +106,7 @@ class TrapReceiver(Listener):
             import socket
 
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, self.buffer_bytes())
-            self.port = sock.getsockname()[1]
+            self.port = self.bound_port = sock.getsockname()[1]
         self.engine.observer.register_observer(self._seen, "rfc3412.receiveMessage:request")
         ntfrcv.NotificationReceiver(self.engine, self._received)
         mib = self.engine.get_mib_builder()

@@ -16,7 +16,7 @@ from django.db.models import F, Max, Min
 from django.utils import timezone
 
 from monitor.events import sources
-from monitor.events.counting import Counts
+from monitor.events.counting import Counts, kernel_drops
 from monitor.events.decode import PORT_MARK
 from monitor.events.models import Event, Receiver, ReceiverCount
 from monitor.events.record import make, store
@@ -46,7 +46,7 @@ class Incoming:
 
 
 class Writer(threading.Thread):
-    def __init__(self, receiver: str, kind: str, counts: Counts, on_directory=None):
+    def __init__(self, receiver: str, kind: str, counts: Counts, on_directory=None, udp_port=None):
         super().__init__(name=f"events-writer-{kind}", daemon=True)
         self.receiver, self.kind, self.counts = receiver, kind, counts
         self.queue: queue.Queue[Incoming] = queue.Queue(maxsize=settings.EVENTS_QUEUE_MAX)
@@ -56,6 +56,8 @@ class Writer(threading.Thread):
         self._full = False
         self._next_capacity = 0.0
         self.started = timezone.now()
+        self.udp_port = udp_port  # callable: the UDP port whose kernel drops are counted (socket_overflow)
+        self._kernel_drops: int | None = None
 
     def offer(self, item: Incoming) -> None:
         """From the receiving loop: never blocks; a full queue drops this (new) message and counts it."""
@@ -175,6 +177,7 @@ class Writer(threading.Thread):
 
     def flush_counts(self) -> None:
         """Add this receiver's counts since the last flush to its rows (several receivers may share the table)."""
+        self._count_kernel_drops()
         counts, notes = self.counts.take()
         try:
             self._add_counts(counts, notes)
@@ -198,6 +201,14 @@ class Writer(threading.Thread):
                 if reason in notes:
                     changes["note"] = notes[reason]
                 ReceiverCount.objects.filter(pk=row.pk).update(**changes)
+
+    def _count_kernel_drops(self) -> None:
+        port = self.udp_port() if self.udp_port is not None else None
+        drops = kernel_drops(port) if port else None
+        if drops is not None:
+            if self._kernel_drops is not None and drops > self._kernel_drops:
+                self.counts.add("socket_overflow", drops - self._kernel_drops)
+            self._kernel_drops = drops
 
     def stop(self, timeout: float = 10.0) -> None:
         self.stopping.set()
