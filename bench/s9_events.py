@@ -191,6 +191,7 @@ def run(work: Path) -> dict:
         }
 
     return {
+        "date": time.strftime("%Y-%m-%d", time.gmtime()),
         "traps": side(TRAPS, trap_counts, taken["traps"], trap_settle, cpu1["traps"] - cpu0["traps"]),
         "syslog": side(LINES, line_counts, taken["syslog"], line_settle, cpu1["syslog"] - cpu0["syslog"]),
         "flood": {"sent": FLOOD, "send_seconds": round(flood_taken, 2), "outcome": dict(sorted(flood.items()))},
@@ -225,7 +226,8 @@ def render(result: dict) -> str:
             "",
             "`manage.py receive_traps` and `manage.py receive_syslog` as separate processes (SQLite, the writer's",
             "batches of up to 1,000 rows), senders on loopback from distinct source addresses (one per device), evenly",
-            "paced over 10 s; then one device sends 10,000 lines as fast as a socket can. `bench/run.py --only s9`.",
+            "paced over 10 s; then one device sends 10,000 lines as fast as a socket can. `bench/run.py --only s9`",
+            f"(measured {result.get('date', '')}, 2 cores shared with other work).",
             "",
             "| burst | sent | stored | dropped, by reason | unaccounted | all counted after | receiver CPU |",
             "|---|---|---|---|---|---|---|",
@@ -235,7 +237,8 @@ def render(result: dict) -> str:
             f"The per-source bound ({limit['per_s']:g}/s, burst {limit['burst']:,}) keeps one device from filling",
             "the queue the others share; what it drops is counted, and nothing stored before is removed.",
             f"Afterwards both still answer: a trap from a quiet device was stored {after['trap_s']} s after it was",
-            f"sent, a syslog line {after['syslog_s']} s after (receivers running: {result['alive']}).",
+            f"sent, a syslog line {after['syslog_s']} s after (still running: "
+            f"{', '.join(k for k, up in result['alive'].items() if up) or 'neither'}).",
             "",
             '"unaccounted" is what neither the receiver nor the kernel\'s drop counter saw (0 means every message is',
             "either stored or counted by reason); kernel drops (socket buffer full) are counted as `socket_overflow`.",
