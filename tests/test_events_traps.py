@@ -102,6 +102,7 @@ def test_bad_input_is_counted_by_reason_and_the_receiver_goes_on(switch, trapd):
     kit.snmptrap(*kit.link_trap_args(port, 5, down=False))  # still answering
     assert [e.kind for e in kit.events_of(switch, 1, source="trap")] == ["link_up"]
     assert Event.objects.count() == 1 + Event.objects.filter(kind="device_added").count()
+    kit.counted(trapd, "stored")  # counted just after the row is written
     trapd.flush_counts()
     counts = dict(ReceiverCount.objects.filter(receiver__name="trap@test").values_list("reason", "count"))
     assert counts["stored"] == 1 and counts["bad_community"] == 1 and counts["credential_mismatch"] == 1
