@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from monitor.events.models import Event, Receiver, ReceiverCount
 from monitor.events.record import make, store
-from monitor.graphs.trees.models import Tree, TreeNode, place_device
+from monitor.graphs.trees.models import AggregateGraph, Tree, TreeNode, place_device
 from monitor.models import Device, Graph
 
 pytestmark = pytest.mark.django_db
@@ -98,6 +98,37 @@ def test_markers_map_each_graph_to_its_device_and_port(client, world, settings):
     assert [e["severity"] for e in body["events"]] == [4, 3] and body["truncated"] is True
     assert client.get("/api/events/markers?graph=x").status_code == 400
     assert client.get(f"/api/events/markers?graph={cpu.pk}&start=now&end=now-1d").status_code == 400
+
+
+def test_an_aggregate_graph_gets_its_members_markers(client, world):
+    """An aggregate names its members' devices and ports; a hidden member's device sends no events."""
+    client.force_login(world["viewer"])
+    traffic1, traffic2, _, other = world["graphs"]
+    lag = AggregateGraph.objects.create(title="LAG", template="traffic")
+    lag.members.add(traffic1, traffic2)
+    mixed = AggregateGraph.objects.create(title="mixed", template="cpu")
+    mixed.members.add(other)
+    hidden = AggregateGraph.objects.create(title="not placed", template="traffic")
+    hidden.members.add(traffic1)
+    header = TreeNode.objects.get(kind="header")
+    for aggregate in (lag, mixed):
+        TreeNode.objects.create(tree=header.tree, parent=header, kind="aggregate", aggregate=aggregate)
+    body = client.get(f"/api/events/markers?range=1d&aggregate={lag.pk}&aggregate={mixed.pk}"
+                      f"&aggregate={hidden.pk}").json()  # fmt: skip
+    seen, secret = world["seen"].pk, world["hidden"].pk
+    assert body["graphs"] == {}
+    assert sorted(body["aggregates"][str(lag.pk)]["members"], key=str) == [
+        {"device": seen, "port": "1/g1"},
+        {"device": seen, "port": "1/g2"},
+    ]
+    assert body["aggregates"][str(mixed.pk)] == {"members": [{"device": secret, "port": None}]}
+    assert str(hidden.pk) not in body["aggregates"]
+    assert [(e["device"], e["port"], e["kind"]) for e in body["events"]] == [
+        (seen, "1/g1", "link_down"),
+        (seen, "", "syslog"),
+        (seen, "1/g2", "link_up"),
+    ]  # the hidden device's event stays hidden though an aggregate names it
+    assert client.get("/api/events/markers?aggregate=x").status_code == 400
 
 
 def test_staff_see_the_receivers_and_their_counts_by_reason(client, world, admin_user):

@@ -1,14 +1,15 @@
-"""The events a request may see and asks for: visible devices, the page's time range, and the filters
-(device, port, kind, source, severity or worse, text); shared by the pages and the API."""
+"""The events a request asks for: the filters (device, port, kind, source, severity or worse, text) and a time
+window over the devices it may read; shared by the pages and the API (which parse the range and the permissions)."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django import forms
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from monitor.events.kinds import KIND_CHOICES, SEVERITY_CHOICES, SOURCE_CHOICES
 from monitor.events.models import Event
-from monitor.graphs.timerange import RangeError, TimeRange, parse_range
 
 
 class Filters(forms.Form):
@@ -48,18 +49,8 @@ class Filters(forms.Form):
         return events
 
 
-def window(params) -> TimeRange:
-    """The page's range (?range=1d or ?start=&end=), checked like the graphs' (RangeError says why)."""
-    return parse_range(params.get("start"), params.get("end"), params.get("range"))
-
-
-def in_window(devices: QuerySet, span: TimeRange) -> QuerySet:
-    """Events of these devices in the range; a window (maintenance) counts when it overlaps the range."""
-    from django.db.models import Q
-
+def in_window(devices: QuerySet, start: datetime, end: datetime) -> QuerySet:
+    """Events of these devices from start to end; a window (maintenance) counts when it overlaps them."""
     return Event.objects.filter(device__in=devices).filter(
-        Q(time__gte=span.start, time__lte=span.end) | Q(time__lt=span.start, ends_at__gte=span.start)
+        Q(time__gte=start, time__lte=end) | Q(time__lt=start, ends_at__gte=start)
     )
-
-
-__all__ = ["Filters", "RangeError", "in_window", "window"]

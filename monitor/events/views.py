@@ -15,8 +15,9 @@ from django.views.decorators.http import require_GET
 from monitor.events.counting import REASONS
 from monitor.events.kinds import COLOURS
 from monitor.events.models import Receiver
-from monitor.events.query import Filters, RangeError, in_window, window
+from monitor.events.query import Filters, in_window
 from monitor.graphs.access import access_for
+from monitor.graphs.timerange import RangeError, parse_range
 from monitor.graphs.viewhelpers import range_context
 
 PAGE = 100
@@ -27,11 +28,11 @@ def _listing(request: HttpRequest, devices, device=None) -> dict:
     context = {**range_context(request), "device": device, "range_error": "", "events_page": True}
     filters = Filters(request.GET, devices)
     try:
-        span = window(request.GET)
+        span = parse_range(request.GET.get("start"), request.GET.get("end"), request.GET.get("range"))
     except RangeError as exc:
         context |= {"range_error": str(exc), "filters": filters, "page": None}
         return context
-    events = filters.apply(in_window(devices, span)).select_related("device").order_by("-time", "-id")
+    events = filters.apply(in_window(devices, span.start, span.end)).select_related("device").order_by("-time", "-id")
     page = Paginator(events, PAGE).get_page(request.GET.get("page"))
     for event in page.object_list:
         event.colour = COLOURS[event.severity] if event.severity < len(COLOURS) else COLOURS[-1]

@@ -1,5 +1,6 @@
 /* Events as markers on every graph (chartjs-plugin-annotation): a line at each event of the graph's device (and of
-   its port on a port's graph), coloured by severity, its text on hover; maintenance windows as shaded boxes.
+   its port on a port's graph; an aggregate graph's members' devices and ports), coloured by severity, its text on
+   hover; maintenance windows as shaded boxes.
    graphs.js says when a chart is drawn ("monitor:chartdrawn"); the page's events are fetched once per range, in one
    request naming every graph of the page, after the first chart is drawn, so markers never delay a chart (the
    plugin must be registered before the charts are made: _scripts.html loads it with Chart.js). `events=0` in the
@@ -18,7 +19,7 @@
 
   function rangeKey() { return window.MonitorRange ? window.MonitorRange.params().toString() : ""; }
 
-  /* One request for every graph of the page: {graphs: {id: {device, port}}, events: [...]} */
+  /* One request for every graph of the page: {graphs: {id: {device, port}}, aggregates: {id: {members}}, events} */
   function fetchEvents() {
     const key = rangeKey();
     const stale = answer && window.MonitorRange.isLive() && Date.now() - answer.at > LIVE_REFETCH_MS;
@@ -26,6 +27,7 @@
     if (loading && loading.key === key) return loading;
     const params = window.MonitorRange.params();
     document.querySelectorAll("figure.graph[data-graph-id]").forEach(function (f) { params.append("graph", f.dataset.graphId); });
+    document.querySelectorAll("figure.graph[data-aggregate-id]").forEach(function (f) { params.append("aggregate", f.dataset.aggregateId); });
     const request = fetch(MARKERS_URL + "?" + params.toString(), { credentials: "same-origin" })
       .then(function (response) { return response.ok ? response.json() : Promise.reject(new Error(response.statusText)); })
       .then(function (body) {
@@ -38,11 +40,15 @@
     return request.finally(function () { if (loading === request) loading = null; });
   }
 
+  /* A graph shows its device's device-wide events and its port's; an aggregate what each member would. */
   function eventsOf(figure, found) {
-    const graph = found.graphs[figure.dataset.graphId];
-    if (!graph) return [];
+    const targets = figure.dataset.graphId
+      ? [found.graphs[figure.dataset.graphId]]
+      : ((found.aggregates || {})[figure.dataset.aggregateId] || { members: [] }).members;
     return found.events.filter(function (e) {
-      return e.device === graph.device && (e.port === "" || (graph.port !== null && e.port === graph.port));
+      return targets.some(function (t) {
+        return t && e.device === t.device && (e.port === "" || (t.port !== null && e.port === t.port));
+      });
     });
   }
 
