@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from datetime import UTC, datetime
 
+from celery import current_app
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
@@ -152,9 +153,7 @@ def _advance(
 
 def _kick_sender() -> None:
     """Ask a worker to send now; beat (or the next poll) sends anyway if the broker is away."""
-    try:
-        from monitor.alerts.tasks import send_pending
-
-        send_pending.apply_async(retry=False, ignore_result=True)
+    try:  # by the task's name: the tasks module imports the evaluator's users, never the other way round
+        current_app.send_task("alerts.send_pending", retry=False, ignore_result=True)
     except Exception as exc:
         log.warning("could not queue the alert sender (will retry from beat): %s", exc)

@@ -87,7 +87,8 @@ def _open(rule: Rule, device, instance: str) -> bool:
 
 
 def quiet(now=None) -> int:
-    """Event rules without a clearing event clear after quiet_minutes without a match (beat, every minute)."""
+    """Event rules without a clearing event clear after quiet_minutes without a match (beat, every minute); the
+    mails queued are sent now."""
     now = now or timezone.now()
     queued = 0
     open_states = (
@@ -103,4 +104,6 @@ def quiet(now=None) -> int:
         if row.updated_at > now - timedelta(minutes=rule.quiet_minutes):
             continue
         queued += _advance(rule, row.device, row.instance, QUIET, LEVEL, LEVEL, now, found.in_maintenance(row.device))
+    if queued:
+        _kick_sender()
     return queued

@@ -35,7 +35,4 @@ def send_event(event_id: int) -> str:
 @shared_task(name="alerts.events_quiet", ignore_result=True)
 def events_quiet() -> int:
     """Clear event-rule alerts whose events went quiet (rules without a clearing event)."""
-    queued = eventrules.quiet()
-    if queued:
-        send_pending.apply_async(ignore_result=True)
-    return queued
+    return eventrules.quiet()
