@@ -33,8 +33,8 @@ def logger(port: int, *args: str) -> None:
     assert result.returncode == 0, result.stderr
 
 
-def tcp_send(port: int, payload: bytes) -> None:
-    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+def tcp_send(port: int, payload: bytes, source: str = "127.0.0.1") -> None:
+    with socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(source, 0)) as sock:
         sock.sendall(payload)
 
 
@@ -44,8 +44,9 @@ def test_udp_and_tcp_in_both_formats_from_logger_and_sockets(array, syslogd):
     logger(port, "-T", "--octet-count", "--rfc5424", "-p", "daemon.err", "-t", "raidd", "--msgid", "R17",
            "RAID <degraded> on member 2")  # fmt: skip
     kit.send_udp(port, b"<190>Oct  1 12:00:01 eql-array TRAPMGR[123]: Link Down: 1/g5")
+    kit.send_udp(port, b"<189> JAN 26 16:14:45 10.1.1.1-1 TRAPMGR[230001]: traputil.c(611) 3 %% Link Up: 1/g5")
     tcp_send(port, b'<13>1 2026-01-02T03:04:05Z eql-array app 42 - [x@1 a="b"] first line\n<14>second line\n')
-    events = kit.events_of(array, 5, source="syslog")
+    events = kit.events_of(array, 6, source="syslog")
     by_text = {e.text: e for e in events}
     first = by_text["iscsid: connection to 10.0.0.5 lost"]
     assert (first.severity, first.facility, first.name, first.kind) == (4, 16, "iscsid", "syslog")
@@ -54,6 +55,9 @@ def test_udp_and_tcp_in_both_formats_from_logger_and_sockets(array, syslogd):
     assert (raid.severity, raid.facility, raid.detail["msgid"], raid.detail["format"]) == (3, 3, "R17", "rfc5424")
     link = by_text["TRAPMGR: Link Down: 1/g5"]
     assert (link.severity, link.facility, link.detail["hostname"], link.detail["procid"]) == (6, 23, "eql-array", "123")
+    pc = by_text["TRAPMGR: traputil.c(611) 3 %% Link Up: 1/g5"]  # PowerConnect's own format
+    assert (pc.severity, pc.facility, pc.detail["hostname"], pc.detail["timestamp"]) == (5, 23, "10.1.1.1-1",
+                                                                                       "JAN 26 16:14:45")  # fmt: skip
     framed = by_text["app: first line"]
     assert framed.detail["structured"] == '[x@1 a="b"]' and framed.detail["timestamp"] == "2026-01-02T03:04:05Z"
     assert by_text["second line"].severity == 6
@@ -79,9 +83,11 @@ def test_bad_input_counted_never_raised(array, syslogd):
     tcp_send(port, b"20000 " + b"y" * 20000 + b"<14>after the oversized frame\n")
     tcp_send(port, b"<14>" + b"z" * 70000 + b"\n<14>after the long line\n")
     tcp_send(port, b"<14>text with \x00 a NUL and \xff\xfe bad UTF-8\n")
-    assert kit.counted(syslogd, "malformed", 2) == 2
+    tcp_send(port, b"1" * 70000)  # digits and never the space of an octet count: framing lost, connection closed
+    tcp_send(port, b"<14>from a stranger over TCP\n", source="127.0.0.8")  # refused at connect
+    assert kit.counted(syslogd, "malformed", 3) == 3
     assert kit.counted(syslogd, "oversized", 3) == 3
-    assert kit.counted(syslogd, "unknown_source") == 1
+    assert kit.counted(syslogd, "unknown_source", 2) == 2
     texts = {e.text for e in kit.events_of(array, 3, source="syslog")}
     assert texts == {"after the oversized frame", "after the long line", "text with  a NUL and \ufffd\ufffd bad UTF-8"}
     assert Event.objects.filter(source="syslog").count() == 3

@@ -34,9 +34,11 @@ def trap(port: int, community: str, if_index: int, down: bool) -> bool:
 
 
 def syslog(port: int, hostname: str, severity: int, app: str, text: str, facility: int = 23) -> None:
-    """One RFC 3164 line over UDP, as a PowerConnect sends it."""
-    stamp = time.strftime("%b %e %H:%M:%S")
-    line = f"<{facility * 8 + severity}>{stamp} {hostname} {app}[1]: {text}"
+    """One line over UDP in a PowerConnect's format ('<189> JAN 26 16:14:45 host COMPONENT[thread]: file.c(line)
+    seq %% text', local7), but with the sysName as host: a real switch writes its IP and stack unit, which cannot
+    tell apart the demo's devices that all share 127.0.0.1."""
+    stamp = time.strftime("%b %d %H:%M:%S").upper()
+    line = f"<{facility * 8 + severity}> {stamp} {hostname} {app}[230001]: demo.c(1) 1 %% {text}"
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
         sock.sendto(line.encode(), ("127.0.0.1", port))
 

@@ -101,6 +101,10 @@ class SyslogReceiver(Listener):
 
     async def _stream(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         address = sources.normal_address((writer.get_extra_info("peername") or ("?",))[0])
+        if not self.directory.candidates(address) and address not in self.directory.relays:
+            self.counts.add("unknown_source", note=f"last from {address} (TCP connection refused)")
+            writer.close()  # a stranger holds no connection slot
+            return
         if self.connections >= settings.EVENTS_SYSLOG_MAX_CONNECTIONS:
             self.counts.add("too_many_connections", note=f"last from {address}")
             writer.close()
@@ -116,6 +120,8 @@ class SyslogReceiver(Listener):
                     self.message(frame, address)
         except (TimeoutError, ConnectionError, asyncio.IncompleteReadError):
             pass
+        except asyncio.LimitOverrunError:  # digits without the space of an octet count: the framing is lost
+            self.counts.add("malformed", note=f"last from {address}: bad frame length")
         finally:
             self.connections -= 1
             writer.close()
