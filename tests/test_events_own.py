@@ -75,3 +75,26 @@ def test_retention_deletes_only_what_is_older(stack_env, settings):
     settings.EVENTS_RETENTION_DAYS = 90
     assert retention.prune(now=now) == 2
     assert sorted(Event.objects.filter(device=device, kind="syslog").values_list("text", flat=True)) == ["1", "89"]
+
+
+def test_the_store_bound_is_exact_and_never_pushes_out_stored_events(stack_env, settings):
+    """Past EVENTS_MAX_STORED the writer stores what fits and counts the rest; the old rows all stay."""
+    from monitor.events.counting import Counts
+    from monitor.events.writer import Incoming, Writer
+
+    device = Device.objects.create(name="full", host="127.0.0.9", community="x")
+    settings.EVENTS_MAX_STORED = 1000
+    Event.objects.all().delete()
+    Event.objects.bulk_create(
+        [Event(device=device, time=timezone.now(), source="syslog", kind="syslog", severity=6, text="old")
+         for _ in range(995)]
+    )  # fmt: skip
+    writer = Writer("syslog@bound", "syslog", Counts())
+    batch = [Incoming(device.pk, "syslog", 6, f"new {n}", "syslog", time.time()) for n in range(10)]
+    assert [e.text for e in writer.write(batch)] == [f"new {n}" for n in range(5)]
+    assert writer.write(batch[:3]) == []
+    assert writer.counts.totals == {"stored": 5, "store_full": 8}
+    assert Event.objects.count() == 1000 and Event.objects.filter(text="old").count() == 995
+    Event.objects.filter(text="new 0").delete()  # retention made room: seen at the next measure
+    writer._next_capacity = 0.0
+    assert [e.text for e in writer.write(batch[9:])] == ["new 9"]

@@ -113,6 +113,29 @@ def test_bad_input_is_counted_by_reason_and_the_receiver_goes_on(switch, trapd):
     assert "auth-key" not in str(list(ReceiverCount.objects.values_list("note", flat=True)))
 
 
+def test_a_v1_agent_address_counts_only_from_a_listed_relay(switch, trapd, settings):
+    """snmptrap -v 1 from 127.0.0.1 naming agent 127.0.0.5: a device there is matched only when 127.0.0.1 is in
+    EVENTS_TRAP_RELAYS; otherwise the trap is the source's own, and its community is not the source's."""
+    far = Device.objects.create(name="far-switch", host="127.0.0.5", community="relayed")
+    Interface.objects.create(device=far, name="1/g5", if_index=5)
+    v1 = ["-v", "1", "-c", "relayed", f"127.0.0.1:{trapd.port}", "1.3.6.1.4.1.674.10895", "127.0.0.5", "2", "0", "",
+          f"{kit.IF_INDEX}.5", "i", "5"]  # fmt: skip
+    trapd.refresh()
+    kit.snmptrap(*v1)
+    kit.counted(trapd, "credential_mismatch")
+    settings.EVENTS_TRAP_RELAYS = ["127.0.0.1"]
+    trapd.refresh()
+    kit.snmptrap(*v1)
+    (event,) = kit.events_of(far, 1, source="trap")
+    assert (event.kind, event.port, event.detail["agent_address"], event.detail["from"]) == (
+        "link_down",
+        "1/g5",
+        "127.0.0.5",
+        "127.0.0.1",
+    )
+    assert not Event.objects.filter(device=switch, source="trap").exists()
+
+
 def test_unknown_trap_kept_with_its_varbinds(switch, trapd):
     kit.snmptrap(
         "-v", "2c", "-c", "traps", f"127.0.0.1:{trapd.port}", "", "1.3.6.1.4.1.99999.0.7",

@@ -192,9 +192,10 @@ class TrapReceiver(Listener):
         )
 
     def _match(self, address: str, info: decode.TrapInfo) -> sources.Entry | None:
-        """The device: by source address (a v1 trap's agent address first), then by the credential it used."""
+        """The device: by source address (a relay's by the v1 agent address it forwards), then by the credential.
+        Only a listed relay may speak for another address: a device's trap naming someone else's is its own."""
         found = ()
-        if info.agent_address and (address in self.directory.relays or info.agent_address != address):
+        if info.agent_address and address in self.directory.relays:
             found = self.directory.candidates(info.agent_address)
         found = found or self.directory.candidates(address)
         if not found:

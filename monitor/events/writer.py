@@ -53,7 +53,8 @@ class Writer(threading.Thread):
         self.on_directory = on_directory  # called with each fresh Directory (from this thread)
         self.stopping = threading.Event()
         self.idle = threading.Event()
-        self._full = False
+        self._rows = 0  # events in the table, as last measured plus this writer's since (see _room)
+        self._exact = False
         self._next_capacity = 0.0
         self.started = timezone.now()
         self.udp_port = udp_port  # callable: the UDP port whose kernel drops are counted (socket_overflow)
@@ -124,10 +125,13 @@ class Writer(threading.Thread):
             self.on_directory(directory)
 
     def write(self, batch: list[Incoming]) -> list[Event]:
-        """Ports named by ifIndex, one INSERT for the batch; past EVENTS_MAX_STORED new ones are refused."""
-        if self._store_full():
-            self.counts.add("store_full", len(batch))
-            return []
+        """Ports named by ifIndex, one INSERT for the batch; what does not fit under EVENTS_MAX_STORED is refused."""
+        room = self._room(len(batch))
+        if room < len(batch):
+            self.counts.add("store_full", len(batch) - room)
+            batch = batch[:room]
+            if not batch:
+                return []
         wanted = {i.device_id for i in batch if i.if_index is not None or i.port_hint}
         ports: dict[int, dict[int, str]] = {}
         names: dict[int, set[str]] = {}
@@ -157,23 +161,26 @@ class Writer(threading.Thread):
                 )
             )
         saved = store(rows)
+        self._rows += len(saved)
         self.counts.add("stored", len(saved))
         return saved
 
-    def _store_full(self) -> bool:
-        """At most EVENTS_MAX_STORED rows: the id span bounds the count from above (cheap), a count confirms it."""
-        now = time.monotonic()
-        if now < self._next_capacity:
-            return self._full
-        self._next_capacity = now + CAPACITY_CHECK_S
-        span = Event.objects.aggregate(low=Min("id"), high=Max("id"))
-        rows = 0 if span["low"] is None else span["high"] - span["low"] + 1
-        if rows >= settings.EVENTS_MAX_STORED:
-            rows = Event.objects.count()
-        self._full = rows >= settings.EVENTS_MAX_STORED
-        if self._full:
-            log.warning("events: %d stored, the limit EVENTS_MAX_STORED: new events are refused", rows)
-        return self._full
+    def _room(self, wanted: int) -> int:
+        """Rows that still fit under EVENTS_MAX_STORED. The table is measured every CAPACITY_CHECK_S by its id span
+        (an upper bound, cheap), and counted exactly only when the span says it may be full; this writer's own rows
+        are added in between. Nothing stored is ever deleted to make room."""
+        now, limit = time.monotonic(), settings.EVENTS_MAX_STORED
+        if now >= self._next_capacity:
+            self._next_capacity = now + CAPACITY_CHECK_S
+            span = Event.objects.aggregate(low=Min("id"), high=Max("id"))
+            self._rows = 0 if span["low"] is None else span["high"] - span["low"] + 1
+            self._exact = False
+        if self._rows + wanted > limit and not self._exact:
+            self._rows, self._exact = Event.objects.count(), True
+        room = max(limit - self._rows, 0)
+        if room < wanted:
+            log.warning("events: %d stored, the limit EVENTS_MAX_STORED: new events are refused", self._rows)
+        return room
 
     def flush_counts(self) -> None:
         """Add this receiver's counts since the last flush to its rows (several receivers may share the table)."""
