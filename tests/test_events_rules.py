@@ -131,3 +131,26 @@ def test_the_rule_form_takes_event_fields_and_refuses_a_bad_pattern(device):
     saved = form.save()
     assert (saved.fire_level, saved.clear_level, saved.event_pattern) == (0.5, 0.5, "link.*down")
     assert not RuleForm(data | {"metric": "cpu", "event_pattern": ""}).is_valid()  # thresholds still need levels
+
+
+def test_a_flood_costs_each_target_at_most_its_hold_plus_one_step_with_the_same_outcome(device, smtp):
+    """A batch's runs of one value for one target keep the hold's steps and the last; the machine ends the same."""
+    held = rule(device, name="flood", event_kind="syslog", for_polls=3)
+    quiet_rule = rule(device, name="ports", event_kind="link_down")
+    ev = [Event(device=device, time=timezone.now(), kind="syslog", text=f"line {n}") for n in range(8)]
+    port = Event(device=device, time=timezone.now(), kind="link_up", port="1/g5")
+    steps = [(held, device, "", eventrules.MATCHED, e) for e in ev[:6]]
+    steps += [(quiet_rule, device, "1/g5", eventrules.QUIET, port), (held, device, "", eventrules.QUIET, ev[6])]
+    steps += [(held, device, "", eventrules.MATCHED, ev[7])]
+    assert [s[4].text for s in eventrules.coalesce(steps)] == [
+        "line 0", "line 1", "line 2", "line 5", "", "line 6", "line 7"
+    ]  # fmt: skip
+    now = timezone.now()
+    flood = Event.objects.bulk_create(
+        [Event(device=device, time=now, source="syslog", kind="syslog", severity=4, text=f"flood {n}")
+         for n in range(300)]
+    )  # fmt: skip
+    eventrules.evaluate_events(flood)
+    fired = list(AlertEvent.objects.filter(rule=held).order_by("id").values_list("kind", "detail"))
+    assert fired == [("pending", "flood 0"), ("fire", "flood 2")] and state_of(held) == "firing"
+    assert AlertState.objects.get(rule=held).value == 1.0

@@ -59,23 +59,43 @@ def evaluate_events(events: list, now=None) -> int:
     if not rules:
         return 0
     devices = Device.objects.in_bulk({e.device_id for e in events})
-    queued = 0
+    steps = []
     for event in sorted(events, key=lambda e: (e.time, e.pk or 0)):
         device = devices.get(event.device_id)
         if device is None:
             continue
-        muted = found.in_maintenance(device)
         for rule in (r for r in found.rules_for(device) if r.metric == EVENT):
             if matches(rule, event):
-                value = MATCHED
+                steps.append((rule, device, target(event), MATCHED, event))
             elif clears(rule, event) and (rule.scope != Rule.Scope.SERIES or event.port == rule.instance):
-                if not _open(rule, device, target(event)):
-                    continue
-                value = QUIET
-            else:
-                continue
-            queued += _advance(rule, device, target(event), value, LEVEL, LEVEL, event.time, muted, event.text)
+                steps.append((rule, device, target(event), QUIET, event))
+    queued = 0
+    for rule, device, instance, value, event in coalesce(steps):
+        if value == QUIET and not _open(rule, device, instance):
+            continue
+        muted = found.in_maintenance(device)
+        queued += _advance(rule, device, instance, value, LEVEL, LEVEL, event.time, muted, event.text)
     return queued
+
+
+def coalesce(steps: list[tuple]) -> list[tuple]:
+    """A batch's steps with long runs shortened: in a run of one value for one target, only the first for_polls
+    steps (the hold) and the last (its time drives repeats and flap windows) can change the state machine's
+    outcome, so a flood that matches a rule costs each target at most for_polls + 1 transactions per batch."""
+    runs: dict[tuple, list[int]] = {}  # target -> positions of its current run
+    keep: set[int] = set()
+    last_value: dict[tuple, float] = {}
+    for position, (rule, device, instance, value, _) in enumerate(steps):
+        key = (rule.pk, device.pk, instance)
+        if last_value.get(key) != value:
+            runs[key] = []
+            last_value[key] = value
+        run = runs[key]
+        run.append(position)
+        if len(run) > max(rule.for_polls, 1) + 1:
+            keep.discard(run[-2])  # no longer the run's last
+        keep.add(position)
+    return [step for position, step in enumerate(steps) if position in keep]
 
 
 def _open(rule: Rule, device, instance: str) -> bool:
