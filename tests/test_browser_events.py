@@ -11,6 +11,7 @@ import pytest
 from monitor.events.models import Event
 from monitor.events.syslogd import SyslogReceiver
 from monitor.events.traps import TrapReceiver
+from monitor.graphs.trees.models import AggregateGraph, Tree, TreeNode
 from monitor.models import Device, Graph
 from monitor.polling.run import run_poll
 from tests import eventkit as kit
@@ -19,7 +20,8 @@ from tests.browser import chromium_page, log_in, scroll_until_drawn
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 ANNOTATIONS = """(id) => {
-  const chart = Chart.getChart(document.querySelector(`figure[data-graph-id='${id}'] canvas`));
+  const figure = document.querySelector(typeof id === "string" ? id : `figure[data-graph-id='${id}']`);
+  const chart = Chart.getChart(figure.querySelector("canvas"));
   const found = (chart.options.plugins.annotation || {}).annotations || {};
   return Object.values(found).map((a) => [a.xMin, a.borderColor, a.label.content[1]]).sort();
 }"""
@@ -100,6 +102,18 @@ def test_trap_and_syslog_markers_on_the_right_graphs(agent, clean_backends, live
         scroll_until_drawn(page, 2)
         assert page.locator("#events-toggle").is_checked() is False
         assert len(requests) == 1  # hidden: not even asked for
+        # An aggregate of two ports shows what its members would: the linkDown of one, the device-wide ones.
+        lag = AggregateGraph.objects.create(title="LAG 1/g1+1/g3", template="traffic")
+        lag.members.add(traffic["1/g1"], traffic["1/g3"])
+        tree = Tree.objects.create(name="Events tree")
+        header = TreeNode.objects.create(tree=tree, kind="header", title="Uplinks")
+        TreeNode.objects.create(tree=tree, parent=header, kind="aggregate", aggregate=lag)
+        page.goto(f"{live_server.url}/trees/{tree.pk}/nodes/{header.pk}/?start=now-10m&end=now")
+        selector = f"figure[data-aggregate-id='{lag.pk}']"
+        page.wait_for_function(f"(document.querySelector(`{selector}`) || {{dataset: {{}}}}).dataset.markers === '3'",
+                               timeout=30_000)  # fmt: skip
+        assert page.evaluate(ANNOTATIONS, selector) == sorted([added_marker, trap_marker, line_marker])
+        assert len(requests) == 2 and "aggregate=" in requests[-1]
         assert [e for e in errors_seen if "favicon" not in e and "404" not in e] == []
     assert Event.objects.filter(device=device, source__in=["trap", "syslog"]).count() == 2
     assert traps.counts.totals["write_failed"] == syslog.counts.totals["write_failed"] == 0

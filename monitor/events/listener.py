@@ -60,7 +60,7 @@ class Listener:
         try:
             self.directory_changed(directory)
         except Exception as exc:
-            log.error("%s: could not apply the device directory: %s", self.name, exc)
+            log.error("%s: could not apply the device directory: %s", self.name, type(exc).__name__)  # no secret
 
     def admit(self, address: str, size: int) -> tuple[sources.Entry, ...] | None:
         """The cheap checks before any decoding: size, a known source, its rate. None: dropped (counted)."""
