@@ -9,7 +9,7 @@ import pytest
 
 from monitor.events.models import Event
 from monitor.events.syslogd import SyslogReceiver
-from monitor.models import Device
+from monitor.models import Device, Interface
 from tests import eventkit as kit
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -91,3 +91,28 @@ def test_bad_input_counted_never_raised(array, syslogd):
     texts = {e.text for e in kit.events_of(array, 3, source="syslog")}
     assert texts == {"after the oversized frame", "after the long line", "text with  a NUL and \ufffd\ufffd bad UTF-8"}
     assert Event.objects.filter(source="syslog").count() == 3
+
+
+def test_the_demo_switch_speaks_to_the_demo_receivers_and_only_it_gets_the_events(stack_env):
+    """make demo's sender (snmptrap and a PowerConnect-format line): matched to the switch, not to the array that
+    shares 127.0.0.1, by the trap's community and the line's host."""
+    from monitor.devstack import eventsender, fleet
+    from monitor.events.traps import TrapReceiver
+
+    sims = fleet.demo_fleet()
+    switch, array = (Device.objects.create(name=s.sys_name, host="127.0.0.1", community=s.community) for s in sims)
+    Interface.objects.create(device=switch, name="1/g5", if_index=5)
+    traps = TrapReceiver("127.0.0.1", 0, name="trap@demo").start()
+    syslog = SyslogReceiver("127.0.0.1", 0, name="syslog@demo").start()
+    try:
+        assert eventsender.trap(traps.port, sims[0].community, 5, down=True) is True
+        eventsender.syslog(syslog.port, sims[0].sys_name, 4, "TRAPMGR", "Link Down: 1/g5")
+        events = kit.events_of(switch, 2, source__in=["trap", "syslog"])
+    finally:
+        traps.stop()
+        syslog.stop()
+    assert sorted((e.kind, e.port, e.text) for e in events) == [
+        ("link_down", "1/g5", "Link down on 1/g5 (admin up, oper down)"),
+        ("syslog", "", "TRAPMGR: demo.c(1) 1 %% Link Down: 1/g5"),
+    ]
+    assert not Event.objects.filter(device=array, source__in=["trap", "syslog"]).exists()

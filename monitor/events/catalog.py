@@ -32,6 +32,8 @@ class ObjectName:
 
 @dataclass
 class Catalog:
+    """The parsed catalogue: notifications and named objects by OID, vendor severity maps by object name."""
+
     notifications: dict[str, Notification]
     objects: dict[str, ObjectName]
     severity_maps: dict[str, dict[int, int]]
@@ -108,10 +110,12 @@ def parse(data: dict) -> tuple[Catalog, list[str]]:
 
 @functools.cache
 def catalog() -> Catalog:
+    """The shipped catalogue, read once per process (checked at start by checks.py)."""
     return parse(yaml.safe_load(PATH.read_text(encoding="utf-8")))[0]
 
 
 def problems() -> list[str]:
+    """Every problem of the shipped catalogue (empty when it is sound): the system check's messages."""
     try:
         return parse(yaml.safe_load(PATH.read_text(encoding="utf-8")))[1]
     except (OSError, yaml.YAMLError, AttributeError, TypeError, ValueError) as exc:

@@ -64,6 +64,7 @@ class SourceRate:
         self._buckets: dict[str, list[float]] = {}
 
     def allow(self, source: str) -> bool:
+        """Take a token for one message from this source; False when its bucket is empty (rate-limited)."""
         now = self.clock()
         bucket = self._buckets.get(source)
         if bucket is None:

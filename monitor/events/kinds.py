@@ -60,8 +60,10 @@ CLEARED_BY = {"link_down": "link_up", "port_down": "port_up", "cold_start": "", 
 
 
 def severity_name(number: int | None) -> str:
+    """RFC 5424's name of a severity number ("unknown" outside 0-7)."""
     return SEVERITIES[number] if number is not None and 0 <= number < len(SEVERITIES) else "unknown"
 
 
 def facility_name(number: int | None) -> str:
+    """RFC 5424's name of a facility number ("" outside 0-23)."""
     return FACILITIES[number] if number is not None and 0 <= number < len(FACILITIES) else ""

@@ -20,6 +20,8 @@ log = logging.getLogger(__name__)
 
 
 class Listener:
+    """A receiver's frame: the loop, the writer thread, the counts, the rate bound and the device directory."""
+
     kind = ""
 
     def __init__(self, bind: str, port: int, name: str = ""):
@@ -78,6 +80,7 @@ class Listener:
         return found
 
     def deliver(self, item: Incoming) -> None:
+        """Hand a decoded, matched message to the writer (never blocks; a full queue counts it)."""
         self.writer.offer(item)
 
     async def _main(self) -> None:
@@ -111,6 +114,7 @@ class Listener:
         return self
 
     def stop(self, timeout: float = 15.0) -> None:
+        """Stop the thread started by start(): the sockets close and what is queued is written."""
         if self.loop is not None and self._stop is not None and not self.loop.is_closed():
             with contextlib.suppress(RuntimeError):
                 self.loop.call_soon_threadsafe(self._stop.set)
@@ -146,4 +150,5 @@ class Listener:
         return self.writer.idle.wait(timeout)
 
     def flush_counts(self) -> None:
+        """Write the counts gathered since the last flush now (tests; the writer does it every 2 s)."""
         self.writer.flush_counts()

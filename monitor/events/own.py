@@ -76,5 +76,6 @@ def _speed(bps) -> str:
 
 
 def on_device_saved(sender, instance, created: bool, raw: bool = False, **kwargs) -> None:
+    """A new device row is an event of its own (not a fixture load)."""
     if created and not raw:
         record(instance.pk, "device_added", f"Device {instance.name} added ({instance.host})")

@@ -33,6 +33,7 @@ class Filters(forms.Form):
         self.fields["device"].queryset = devices
 
     def apply(self, events: QuerySet) -> QuerySet:
+        """The events the valid filters keep (an invalid filter filters nothing; the form shows why)."""
         data = self.cleaned_data if self.is_valid() else {}
         if data.get("device"):
             events = events.filter(device__in=data["device"])

@@ -38,6 +38,8 @@ class Entry:
 
 @dataclass
 class Directory:
+    """Devices by source address, and the relays whose v1 traps speak for their agent address."""
+
     by_address: dict[str, tuple[Entry, ...]] = field(default_factory=dict)
     relays: frozenset[str] = frozenset()
 

@@ -34,6 +34,8 @@ class _Datagrams(asyncio.DatagramProtocol):
 
 
 class SyslogReceiver(Listener):
+    """Syslog on one port, UDP and TCP: each message checked, parsed, matched to its device and written."""
+
     kind = "syslog"
 
     def __init__(self, bind: str, port: int, name: str = ""):

@@ -77,6 +77,8 @@ class GateTransport6(udp6.Udp6AsyncioTransport):
 
 
 class TrapReceiver(Listener):
+    """Traps and informs on one UDP port (IPv4 or IPv6), decoded by pysnmp, matched to devices, then written."""
+
     kind = "trap"
 
     def __init__(self, bind: str, port: int, name: str = ""):
@@ -124,6 +126,7 @@ class TrapReceiver(Listener):
             self.engine.close_dispatcher()
 
     def datagram(self, transport, datagram: bytes, address) -> None:
+        """One datagram: the cheap checks, then pysnmp (whose refusals are counted from its own counters)."""
         if self.admit(address[0], len(datagram)) is None:
             return
         self._handled = False

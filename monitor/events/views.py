@@ -45,6 +45,7 @@ def _listing(request: HttpRequest, devices, device=None) -> dict:
 @login_required
 @require_GET
 def events_page(request: HttpRequest) -> HttpResponse:
+    """Every readable device's events in the page's range, filtered; staff also see the receivers' counts."""
     access = access_for(request)
     context = _listing(request, access.devices())
     if request.user.is_staff:
@@ -55,6 +56,7 @@ def events_page(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def device_events(request: HttpRequest, device_id: int) -> HttpResponse:
+    """A device's Events tab (404 for a device the user may not read)."""
     devices = access_for(request).devices()
     device = get_object_or_404(devices, pk=device_id)
     return render(request, "events/device.html", _listing(request, devices.filter(pk=device.pk), device))

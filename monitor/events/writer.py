@@ -46,6 +46,8 @@ class Incoming:
 
 
 class Writer(threading.Thread):
+    """The thread between a receiver's loop and the database: batches, counts, the device directory."""
+
     def __init__(self, receiver: str, kind: str, counts: Counts, on_directory=None, udp_port=None):
         super().__init__(name=f"events-writer-{kind}", daemon=True)
         self.receiver, self.kind, self.counts = receiver, kind, counts
