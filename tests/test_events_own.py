@@ -98,3 +98,26 @@ def test_the_store_bound_is_exact_and_never_pushes_out_stored_events(stack_env, 
     Event.objects.filter(text="new 0").delete()  # retention made room: seen at the next measure
     writer._next_capacity = 0.0
     assert [e.text for e in writer.write(batch[9:])] == ["new 9"]
+
+
+def test_a_batch_the_database_refuses_is_counted_once_per_message(stack_env, settings):
+    """A batch that still fails after the retries is write_failed; what the bound refused first is store_full only."""
+    from django.db import DatabaseError
+
+    from monitor.events.counting import Counts
+    from monitor.events.writer import Incoming, Writer
+
+    settings.EVENTS_MAX_STORED = 1000
+    Event.objects.all().delete()
+    device = Device.objects.create(name="refused", host="127.0.0.9", community="x")
+    Event.objects.bulk_create(
+        [Event(device=device, time=timezone.now(), source="syslog", kind="syslog", severity=6, text="old")
+         for _ in range(997)]
+    )  # fmt: skip
+    writer = Writer("syslog@refused", "syslog", Counts())
+    batch = [Incoming(987654, "syslog", 6, "no such device", "syslog", time.time())]  # the row's foreign key fails
+    batch += [Incoming(device.pk, "syslog", 6, f"new {n}", "syslog", time.time()) for n in range(2)]
+    with pytest.raises(DatabaseError):
+        writer.write_retrying(batch, attempts=2)
+    assert writer.counts.totals == {"store_full": 1, "write_failed": 2}
+    assert Event.objects.count() == 998  # the old rows and the device's "added" event, nothing of the batch

@@ -12,13 +12,13 @@ from datetime import UTC, datetime
 
 from django.conf import settings
 from django.db import DatabaseError, close_old_connections
-from django.db.models import F, Max, Min
-from django.utils import timezone
+from django.db.models import Max, Min
 
 from monitor.events import sources
-from monitor.events.counting import Counts, kernel_drops
+from monitor.events.counting import Counts
+from monitor.events.countrows import CountRows
 from monitor.events.decode import PORT_MARK
-from monitor.events.models import Event, Receiver, ReceiverCount
+from monitor.events.models import Event
 from monitor.events.record import make, store
 from monitor.models import Interface
 
@@ -58,9 +58,7 @@ class Writer(threading.Thread):
         self._rows = 0  # events in the table, as last measured plus this writer's since (see _room)
         self._exact = False
         self._next_capacity = 0.0
-        self.started = timezone.now()
-        self.udp_port = udp_port  # callable: the UDP port whose kernel drops are counted (socket_overflow)
-        self._kernel_drops: int | None = None
+        self.rows = CountRows(receiver, kind, counts, udp_port)
 
     def offer(self, item: Incoming) -> None:
         """From the receiving loop: never blocks; a full queue drops this (new) message and counts it."""
@@ -77,8 +75,8 @@ class Writer(threading.Thread):
             now = time.monotonic()
             if now >= next_directory and self._guarded(self.refresh_directory):
                 next_directory = now + settings.EVENTS_REFRESH_S
-            if batch and not self._guarded(self.write_retrying, batch):
-                self.counts.add("write_failed", len(batch))
+            if batch:
+                self._guarded(self.write_retrying, batch)
             if (now >= next_counts or self.stopping.is_set()) and self._guarded(self.flush_counts):
                 next_counts = now + FLUSH_COUNTS_S
             if not batch and self.queue.empty():
@@ -109,13 +107,18 @@ class Writer(threading.Thread):
         return batch
 
     def write_retrying(self, batch: list[Incoming], attempts: int = 4) -> None:
-        """A locked or restarting database gets a few tries (a second or so) before the batch is counted lost."""
+        """A locked or restarting database gets a few tries (a second or so); then the batch is counted lost
+        (write_failed), each message once: what did not fit under the bound was already counted store_full."""
+        fitted = None
         for attempt in range(attempts):
             try:
-                self.write(batch)
+                if fitted is None:
+                    fitted = self._fit(batch)
+                self._insert(fitted)
                 return
-            except DatabaseError as exc:
-                if attempt == attempts - 1:
+            except Exception as exc:
+                if not isinstance(exc, DatabaseError) or attempt == attempts - 1:
+                    self.counts.add("write_failed", len(batch if fitted is None else fitted))
                     raise
                 log.warning("events writer: %s, trying again", exc)
                 close_old_connections()
@@ -127,13 +130,19 @@ class Writer(threading.Thread):
             self.on_directory(directory)
 
     def write(self, batch: list[Incoming]) -> list[Event]:
-        """Ports named by ifIndex, one INSERT for the batch; what does not fit under EVENTS_MAX_STORED is refused."""
+        """Store a batch: what does not fit under EVENTS_MAX_STORED is refused (counted), the rest inserted."""
+        return self._insert(self._fit(batch))
+
+    def _fit(self, batch: list[Incoming]) -> list[Incoming]:
         room = self._room(len(batch))
         if room < len(batch):
             self.counts.add("store_full", len(batch) - room)
-            batch = batch[:room]
-            if not batch:
-                return []
+        return batch[:room]
+
+    def _insert(self, batch: list[Incoming]) -> list[Event]:
+        """Ports named by ifIndex, one INSERT for the batch."""
+        if not batch:
+            return []
         wanted = {i.device_id for i in batch if i.if_index is not None or i.port_hint}
         ports: dict[int, dict[int, str]] = {}
         names: dict[int, set[str]] = {}
@@ -186,38 +195,7 @@ class Writer(threading.Thread):
 
     def flush_counts(self) -> None:
         """Add this receiver's counts since the last flush to its rows (several receivers may share the table)."""
-        self._count_kernel_drops()
-        counts, notes = self.counts.take()
-        try:
-            self._add_counts(counts, notes)
-        except Exception:
-            for reason, count in counts.items():  # kept for the next flush, not lost
-                self.counts.add(reason, count, notes.get(reason, ""), total=False)
-            raise
-
-    def _add_counts(self, counts, notes: dict[str, str]) -> None:
-        now = timezone.now()
-        receiver, _ = Receiver.objects.update_or_create(
-            name=self.receiver, defaults={"kind": self.kind, "last_seen": now, "started_at": self.started}
-        )
-        for reason, count in counts.items():
-            note = notes.get(reason, "")
-            row, created = ReceiverCount.objects.get_or_create(
-                receiver=receiver, reason=reason, defaults={"count": count, "last_at": now, "note": note}
-            )
-            if not created:
-                changes = {"count": F("count") + count, "last_at": now}
-                if reason in notes:
-                    changes["note"] = notes[reason]
-                ReceiverCount.objects.filter(pk=row.pk).update(**changes)
-
-    def _count_kernel_drops(self) -> None:
-        port = self.udp_port() if self.udp_port is not None else None
-        drops = kernel_drops(port) if port else None
-        if drops is not None:
-            if self._kernel_drops is not None and drops > self._kernel_drops:
-                self.counts.add("socket_overflow", drops - self._kernel_drops)
-            self._kernel_drops = drops
+        self.rows.flush()
 
     def stop(self, timeout: float = 10.0) -> None:
         self.stopping.set()
