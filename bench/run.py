@@ -31,7 +31,9 @@ def telegraf_binary() -> str | None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--only", default=",".join(SCENARIOS), help="comma-separated scenarios (s1..s8; s8 only here)")
+    parser.add_argument(
+        "--only", default=",".join(SCENARIOS), help="comma-separated scenarios (s1..s9; s8 and s9 only here)"
+    )
     parser.add_argument("--work", default=str(REPO / "var" / "bench"), help="bench data, logs and snmpsim caches")
     parser.add_argument("--fleet", type=int, default=1000, help="largest simulated fleet (switches)")
     parser.add_argument("--agents", type=int, default=4, help="snmpsim processes serving the fleet")
@@ -69,6 +71,16 @@ def main() -> int:
         results_file.write_text(json.dumps(results, indent=1))
         print(f"{name}: {json.dumps(value)}", flush=True)
 
+    if "s9" in wanted:  # the event receivers: no fleet, no InfluxDB (not in make bench: run it alone)
+        from bench import s9_events
+
+        wanted.discard("s9")
+        save("s9", s9_events.run(work / "s9"))
+        path = REPO / "docs" / "performance.md"
+        path.write_text(s9_events.splice(path.read_text(), s9_events.render(results["s9"])))
+        print("wrote scenario 9's section of docs/performance.md")
+        if not wanted:
+            return 0
     if "s8" in wanted:  # services of its own, fresh, in a process of its own
         wanted.discard("s8")
         save("s8", sustained(args, work, results.get("s8", {})))

@@ -29,6 +29,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "monitor",
+    "monitor.events",
     "monitor.alerts",
     "monitor.graphs.trees",
     "monitor.health",
@@ -148,6 +149,7 @@ VENDOR_DIST = {
     "chart.js": "chart.js/dist",
     "chartjs-adapter-date-fns": "chartjs-adapter-date-fns/dist",
     "chartjs-plugin-zoom": "chartjs-plugin-zoom/dist",
+    "chartjs-plugin-annotation": "chartjs-plugin-annotation/dist",
     "hammerjs": "hammerjs",
 }
 STATICFILES_DIRS = [BASE_DIR / "static"] + [
@@ -269,6 +271,32 @@ ALERTS_RETRY_BASE_S = env_int("ALERTS_RETRY_BASE_S", 30, minimum=1)
 ALERTS_RETRY_MAX_S = env_int("ALERTS_RETRY_MAX_S", 1800, minimum=1)
 # A worker that claimed a mail owns it this long; after that (a crash) another worker may send it.
 ALERTS_SEND_LEASE_S = env_int("ALERTS_SEND_LEASE_S", 120, minimum=10)
+
+# Events: the trap and syslog receivers (manage.py receive_traps / receive_syslog), retention and flood bounds
+# (monitor/events/, docs/events.md).
+EVENTS_TRAP_BIND = env("EVENTS_TRAP_BIND", "0.0.0.0")
+EVENTS_TRAP_PORT = env_int("EVENTS_TRAP_PORT", 1162, minimum=1, maximum=65535)
+EVENTS_SYSLOG_BIND = env("EVENTS_SYSLOG_BIND", "0.0.0.0")
+EVENTS_SYSLOG_PORT = env_int("EVENTS_SYSLOG_PORT", 1514, minimum=1, maximum=65535)
+EVENTS_TRAP_COMMUNITIES = env_list("EVENTS_TRAP_COMMUNITIES", "")  # accepted from every device, beside its own
+EVENTS_TRAP_RELAYS = env_list("EVENTS_TRAP_RELAYS", "")  # sources whose v1 traps are matched by agent address
+EVENTS_RETENTION_DAYS = env_int("EVENTS_RETENTION_DAYS", 90, minimum=1)
+EVENTS_MAX_STORED = env_int("EVENTS_MAX_STORED", 5_000_000, minimum=1000)
+EVENTS_MAX_MESSAGE_BYTES = env_int("EVENTS_MAX_MESSAGE_BYTES", 8192, minimum=480, maximum=65535)
+EVENTS_QUEUE_MAX = env_int("EVENTS_QUEUE_MAX", 20_000, minimum=10)
+EVENTS_SOURCE_RATE = env_float("EVENTS_SOURCE_RATE", 500.0, minimum=1.0)
+EVENTS_SOURCE_BURST = env_int("EVENTS_SOURCE_BURST", 5000, minimum=1)
+EVENTS_SYSLOG_MAX_CONNECTIONS = env_int("EVENTS_SYSLOG_MAX_CONNECTIONS", 256, minimum=1)
+EVENTS_SOCKET_BUFFER_BYTES = env_int("EVENTS_SOCKET_BUFFER_BYTES", 4 * 1024 * 1024, minimum=65536)
+EVENTS_REFRESH_S = env_int("EVENTS_REFRESH_S", 30, minimum=1)
+EVENTS_MARKERS_MAX = env_int("EVENTS_MARKERS_MAX", 1000, minimum=10, maximum=20000)
+CELERY_BEAT_SCHEDULE["events-prune"] = {"task": "events.prune", "schedule": 3600.0, "options": {"expires": 3000}}
+# Alert rules on events without a clearing event (syslog patterns) clear after their quiet time: checked every minute.
+CELERY_BEAT_SCHEDULE["alerts-events-quiet"] = {
+    "task": "alerts.events_quiet",
+    "schedule": 60.0,
+    "options": {"expires": 50},
+}
 
 LOG_LEVEL = env("LOG_LEVEL", "INFO")
 LOGGING = {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install the Debian packages the demo and tests run: redis-server, chromium (browser tests), slapd and ldap-utils
-# (a real directory for the LDAP sign-in tests), and OpenLDAP's headers, which python-ldap builds against.
+# (a real directory for the LDAP sign-in tests), OpenLDAP's headers, which python-ldap builds against, snmp
+# (Net-SNMP's snmptrap and snmpinform: real trap senders for the events tests) and bsdutils (logger: syslog).
 set -euo pipefail
 need=()
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
@@ -10,6 +11,8 @@ command -v ldapadd >/dev/null 2>&1 || need+=(ldap-utils)
 dpkg -s libldap2-dev >/dev/null 2>&1 || need+=(libldap2-dev)
 dpkg -s libsasl2-dev >/dev/null 2>&1 || need+=(libsasl2-dev)
 command -v gcc >/dev/null 2>&1 || need+=(gcc)
+command -v snmptrap >/dev/null 2>&1 || need+=(snmp)
+command -v logger >/dev/null 2>&1 || need+=(bsdutils)
 [ ${#need[@]} -eq 0 ] && exit 0
 echo "installing Debian packages: ${need[*]}" >&2
 SUDO=""

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parent.parent
-APP_SERVICES = ("web", "worker", "beat")
+APP_SERVICES = ("web", "worker", "beat", "traps", "syslog")
 READERS = re.compile(r"\b(?:env|env_bool|env_int|env_list|secret_from_var)\(\s*[\"']([A-Z][A-Z0-9_]*)[\"']")
 WIRING = (
     "DATABASE_URL",
@@ -118,6 +118,9 @@ def test_celery_commands(services):
     assert "celery -A monitor beat" in command(services["beat"])
     assert "manage.py migrate --noinput" in command(services["web"])
     assert "gunicorn monitor.wsgi" in command(services["web"])
+    assert "manage.py receive_traps --bind 0.0.0.0 --port 1162" in command(services["traps"])
+    assert "manage.py receive_syslog --bind 0.0.0.0 --port 1514" in command(services["syslog"])
+    assert services["syslog"]["ports"] == ["${SYSLOG_PORT:-514}:1514/udp", "${SYSLOG_PORT:-514}:1514/tcp"]
 
 
 def test_env_example_documents_every_setting(names_read):
@@ -127,3 +130,4 @@ def test_env_example_documents_every_setting(names_read):
     interpolated = set(re.findall(r"(?<!\$)\$\{([A-Z][A-Z0-9_]*)", (REPO / "docker-compose.yml").read_text()))
     assert not interpolated - documented, f"compose variables missing: {sorted(interpolated - documented)}"
     assert {"DEMO_WEB_PORT", "DEMO_REDIS_PORT", "DEMO_INFLUXDB_PORT", "DEMO_SNMP_PORT"} <= documented
+    assert {"DEMO_TRAP_PORT", "DEMO_SYSLOG_PORT", "EVENTS_SOURCE_RATE"} <= documented

@@ -53,3 +53,12 @@ def test_a_graph_of_a_hostile_port_name_reads_exactly_its_series(clean_backends)
     end = datetime.now(timezone.utc) + timedelta(seconds=5)
     data = series.one(TEMPLATES["traffic"], "55", hostile, end - timedelta(minutes=5), end, 100, 60)
     assert [p[2] for p in data["series"][0]["points"]] == [1.0]
+
+
+def test_an_aggregate_member_with_only_two_samples_is_resampled():
+    """Two samples have no spacing beside their one gap: max() of the poll interval alone (it raised TypeError)."""
+    from monitor.timeseries.aggregates import _resample
+
+    member = Member("1", "1/g1", 60)
+    assert sorted(_resample([(0, 1.0), (60_000, 3.0)], member, 60_000)) == [(0, 1.0), (60_000, 3.0)]
+    assert sorted(_resample([(0, 1.0), (60_000, 3.0)], member, 30_000)) == [(0, 1.0), (30_000, 3.0), (60_000, 3.0)]

@@ -10,7 +10,14 @@ class AlertsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from monitor.alerts import evaluator, tasks  # noqa: F401 - tasks registers the Celery tasks
+        from django.db.models.signals import post_save
+
+        from monitor.alerts import evaluator, eventrules, tasks, timeline  # noqa: F401 - tasks registers Celery tasks
+        from monitor.alerts.models import Event, Maintenance
+        from monitor.events.signals import events_stored
         from monitor.polling.signals import polls_finished
 
         polls_finished.connect(evaluator.on_polls_finished, dispatch_uid="alerts-evaluate")
+        events_stored.connect(eventrules.on_events_stored, dispatch_uid="alerts-event-rules")
+        post_save.connect(timeline.on_alert_event, sender=Event, dispatch_uid="alerts-timeline")
+        post_save.connect(timeline.on_maintenance, sender=Maintenance, dispatch_uid="alerts-maintenance-timeline")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from datetime import UTC, datetime
 
+from celery import current_app
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
@@ -106,7 +107,9 @@ def _snapshot(row: AlertState) -> engine.Snapshot:
     )
 
 
-def _advance(rule, device, instance: str, value: float, fire: float, clear: float, now, muted: bool) -> int:
+def _advance(
+    rule, device, instance: str, value: float, fire: float, clear: float, now, muted: bool, detail: str = ""
+) -> int:
     """One target, one value: lock its state row, step the machine, store the changes atomically."""
     with transaction.atomic():
         row, _ = AlertState.objects.get_or_create(rule=rule, device=device, instance=instance)
@@ -140,6 +143,7 @@ def _advance(rule, device, instance: str, value: float, fire: float, clear: floa
                 since=row.since or (_dt(before.since) if change.kind == "clear" else None),
                 mail=mail,
                 next_attempt_at=now if mail == engine.QUEUED else None,
+                detail=detail,
             )
             queued += mail == engine.QUEUED
             if change.mail == engine.QUEUED and channels:  # the channels get what a mail would have said
@@ -149,9 +153,7 @@ def _advance(rule, device, instance: str, value: float, fire: float, clear: floa
 
 def _kick_sender() -> None:
     """Ask a worker to send now; beat (or the next poll) sends anyway if the broker is away."""
-    try:
-        from monitor.alerts.tasks import send_pending
-
-        send_pending.apply_async(retry=False, ignore_result=True)
+    try:  # by the task's name: the tasks module imports the evaluator's users, never the other way round
+        current_app.send_task("alerts.send_pending", retry=False, ignore_result=True)
     except Exception as exc:
         log.warning("could not queue the alert sender (will retry from beat): %s", exc)

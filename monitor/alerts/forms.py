@@ -6,12 +6,14 @@ and readable tree branches only (the admin, staff only, passes none and offers e
 
 from __future__ import annotations
 
+import re
+
 from django import forms
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 
 from monitor.alerts.models import Maintenance, Rule
-from monitor.alerts.rules import METRICS
+from monitor.alerts.rules import EVENT, METRICS
 from monitor.alerts.scopes import branches_supported
 from monitor.core.formfields import CheckedModelMultipleChoiceField
 from monitor.graphs.access import Access, branch_header
@@ -57,6 +59,10 @@ class RuleForm(VisibleChoices, forms.ModelForm):
             "unit",
             "fire_level",
             "clear_level",
+            "event_kind",
+            "event_severity",
+            "event_pattern",
+            "quiet_minutes",
             "for_polls",
             "repeat_minutes",
             "recipient_users",
@@ -83,8 +89,31 @@ class RuleForm(VisibleChoices, forms.ModelForm):
                 raise ValidationError(f"{address[:80]!r} is not an email address.") from None
         return "\n".join(addresses)
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for name in ("fire_level", "clear_level"):  # event rules have no levels: a match is the breach
+            self.fields[name].required = False
+        self.fields["quiet_minutes"].required = False  # forms from before event rules leave it out
+
+    def clean_event_pattern(self) -> str:
+        pattern = self.cleaned_data.get("event_pattern", "")
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ValidationError(f"Not a regular expression: {exc}.") from None
+        return pattern
+
     def clean(self) -> dict:
         data = super().clean()
+        if data.get("quiet_minutes") is None and "quiet_minutes" not in self.errors:
+            data["quiet_minutes"] = Rule._meta.get_field("quiet_minutes").default
+        if data.get("metric") == EVENT:
+            data["fire_level"] = data["clear_level"] = 0.5  # a match (1) is above, a clear (0) below
+            self.instance.fire_level = self.instance.clear_level = 0.5
+        else:
+            for name in ("fire_level", "clear_level"):
+                if data.get(name) is None and name not in self.errors:
+                    self.add_error(name, "This field is required.")
         self._check_recipients(data)
         self._check_scope(data)
         self._check_levels(data)

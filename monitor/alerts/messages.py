@@ -12,7 +12,8 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 
-from monitor.alerts.rules import METRICS, NOT_ANSWERING, format_value
+from monitor.alerts.rules import EVENT, METRICS, NOT_ANSWERING, format_value
+from monitor.events.kinds import KINDS
 from monitor.models import Interface
 
 HEADLINES = {
@@ -52,7 +53,7 @@ def context(event) -> dict:
     rule, metric = event.rule, METRICS.get(event.rule.metric)
     unit = rule.unit if rule.unit != "warning" else "absolute"
     alias = ""
-    if metric and metric.instance_tag == "port" and event.instance:
+    if metric and (metric.instance_tag == "port" or metric.key == EVENT) and event.instance:
         alias = (
             Interface.objects.filter(device_id=event.device_id, name=event.instance)
             .values_list("alias", flat=True)
@@ -81,6 +82,22 @@ def context(event) -> dict:
         "link": graph_link(event),
         "flap_window": duration_text(settings.ALERTS_FLAP_WINDOW_S),
         "flap_changes": settings.ALERTS_FLAP_CHANGES,
+        **_event_rule(event),
+    }
+
+
+def _event_rule(event) -> dict:
+    """An event rule's mail names the kind and quotes the event that matched (its text as the device sent it)."""
+    rule = event.rule
+    if rule.metric != EVENT:
+        return {"event_rule": False}
+    kind = KINDS.get(rule.event_kind)
+    return {
+        "event_rule": True,
+        "metric_label": kind.label if kind else "event",
+        "value": "— " + _plain(event.detail, 120) if event.detail else "— quiet",
+        "event_text": event.detail,
+        "cleared_by": "a clearing event" if event.detail else f"{rule.quiet_minutes} min without a match",
     }
 
 

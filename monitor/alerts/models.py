@@ -8,6 +8,7 @@ from django.db import models
 
 from monitor.alerts.rules import METRIC_CHOICES
 from monitor.core.secrets import EncryptedTextField
+from monitor.events.kinds import RULE_KINDS, SEVERITY_CHOICES
 from monitor.models import Device
 
 
@@ -48,6 +49,22 @@ class Rule(models.Model):
     )
     repeat_minutes = models.PositiveIntegerField(
         default=0, validators=[MaxValueValidator(10080)], help_text="Re-send while still firing; 0: never."
+    )
+    # Rules on events (metric "event"): which events match; each match is a breach, a clearing event or quiet
+    # time clears (monitor/alerts/eventrules.py).
+    event_kind = models.CharField(
+        max_length=20, choices=RULE_KINDS, blank=True, default="", help_text="Event rules: which kind (empty: any)."
+    )
+    event_severity = models.PositiveSmallIntegerField(
+        choices=SEVERITY_CHOICES, null=True, blank=True, help_text="Event rules: this severity or worse (empty: any)."
+    )
+    event_pattern = models.CharField(
+        max_length=200, blank=True, default="", help_text="Event rules: a regular expression the text must contain."
+    )
+    quiet_minutes = models.PositiveIntegerField(
+        default=15,
+        validators=[MinValueValidator(1), MaxValueValidator(10080)],
+        help_text="Event rules without a clearing event (linkUp clears linkDown): clear after this long quiet.",
     )
     recipient_users = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="alert_rules")
     recipient_emails = models.TextField(blank=True, default="", help_text="Email addresses, one per line or commas.")
@@ -143,6 +160,7 @@ class Event(models.Model):
     claimed_until = models.DateTimeField(null=True, blank=True)
     sent_at = models.DateTimeField(null=True, blank=True)
     last_error = models.TextField(blank=True, default="")
+    detail = models.TextField(blank=True, default="", help_text="Event rules: the text of the event that matched.")
 
     class Meta:
         ordering = ["-created_at", "-id"]

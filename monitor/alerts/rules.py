@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from collectors.samples import Sample
 
 NOT_ANSWERING = "not_answering"
+EVENT = "event"  # rules on events (traps, syslog, the monitor's own): monitor/alerts/eventrules.py
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,7 @@ METRICS: dict[str, Metric] = {
         Metric("volume_read_latency", "Volume read latency", "volume", ("read_latency_ms",), "ms", "volume"),
         Metric("volume_write_latency", "Volume write latency", "volume", ("write_latency_ms",), "ms", "volume"),
         Metric(NOT_ANSWERING, "Device not answering (1 when a poll fails)", "", (), ""),
+        Metric(EVENT, "Events: traps, syslog or the monitor's own (kind, severity, pattern below)", "", (), ""),
     )
 }
 METRIC_CHOICES = [(m.key, m.label) for m in METRICS.values()]
@@ -79,7 +81,7 @@ def observe(metric: Metric, samples: list, error: str) -> list[Observation]:
     """The values of a metric in one poll's samples; empty where a value is absent (a gap)."""
     if metric.key == NOT_ANSWERING:
         return [Observation("", 1.0 if error else 0.0)]
-    if error:
+    if error or metric.key == EVENT:  # event rules are fed by stored events, never by polls
         return []
     found = []
     for sample in samples:
@@ -118,6 +120,8 @@ def format_value(metric: Metric, unit: str, value: float | None) -> str:
         return "n/a"
     if metric.key == NOT_ANSWERING:
         return "not answering" if value >= 0.5 else "answering"
+    if metric.key == EVENT:
+        return "matching" if value >= 0.5 else "quiet"
     if unit == "percent":
         return f"{value:.1f} %"
     if metric.unit == "bit/s":

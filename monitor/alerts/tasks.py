@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from monitor.alerts import channels, delivery
+from monitor.alerts import channels, delivery, eventrules
 from monitor.core import services
 
 RETRY_KEY = "alerts:retry-scheduled"
@@ -30,3 +30,9 @@ def send_pending() -> dict[str, int]:
 def send_event(event_id: int) -> str:
     """Claim and send one event's mail (claiming makes concurrent sends of one row harmless)."""
     return delivery.send_one(event_id)
+
+
+@shared_task(name="alerts.events_quiet", ignore_result=True)
+def events_quiet() -> int:
+    """Clear event-rule alerts whose events went quiet (rules without a clearing event)."""
+    return eventrules.quiet()

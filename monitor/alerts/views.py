@@ -15,7 +15,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
-from monitor.alerts import channels, defaults, delivery
+from monitor.alerts import channels, defaults, delivery, timeline
 from monitor.alerts.forms import MaintenanceForm, RuleForm
 from monitor.alerts.models import AlertState, Event, Maintenance, Rule
 from monitor.core.ids import parse_id
@@ -62,9 +62,13 @@ def current(request: HttpRequest) -> HttpResponse:
 def acknowledge(request: HttpRequest, state_id: int) -> HttpResponse:
     """Acknowledging stops repeat mails until the target clears; only a visible device's state (404 otherwise)."""
     state = get_object_or_404(AlertState.objects.filter(device__in=access_for(request).devices()), pk=state_id)
-    AlertState.objects.filter(pk=state.pk).exclude(state=AlertState.State.OK).update(
-        acknowledged_at=timezone.now(), acknowledged_by=request.user.get_username()[:150]
+    changed = (
+        AlertState.objects.filter(pk=state.pk)
+        .exclude(state=AlertState.State.OK)
+        .update(acknowledged_at=timezone.now(), acknowledged_by=request.user.get_username()[:150])
     )
+    if changed:
+        timeline.acknowledged(state, request.user.get_username()[:150])
     return redirect("alerts:current")
 
 

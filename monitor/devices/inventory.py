@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import logging
 
+from django.dispatch import Signal
 from django.utils import timezone
 
 from collectors.discovery import Discovery
@@ -19,6 +20,9 @@ DEFAULT_OFFERS = ("traffic",)  # a device without a profile still gets its traff
 log = logging.getLogger(__name__)
 SEEN_KEY = "monitor:inventory:{device}"
 SEEN_TTL_S = 600  # at worst, a change made behind the poller's back (a port ticked in the admin) shows in 10 min
+# Sent when a sync finds ports renamed, speeds or link states changed, or a device rediscovered (the events
+# timeline hangs off it). Arguments: device, changes (list of {"kind", "port", "old", "new", ...}).
+inventory_changed = Signal()
 
 
 def signature(profile: Profile | None, ports: list[Port], samples: list[Sample]) -> str:
@@ -65,7 +69,7 @@ def sync_ports(device: Device, ports: list[Port], graph_new: bool | None = None)
     existing = {row.name: row for row in Interface.objects.filter(device=device)}
     seen = {port.name for port in ports}
     by_index = {row.if_index: row for row in existing.values() if row.name not in seen}
-    new_rows = []
+    new_rows, events = [], []
     for port in ports:
         row = existing.get(port.name)
         values = {field: getattr(port, field) for field in TRACKED}
@@ -77,14 +81,22 @@ def sync_ports(device: Device, ports: list[Port], graph_new: bool | None = None)
                 InterfaceRename.objects.create(
                     device=device, if_index=port.if_index, old_name=old.name, new_name=port.name
                 )
+                events.append({"kind": "renamed", "if_index": port.if_index, "old": old.name, "new": port.name})
             continue
         changed = [field for field in TRACKED if getattr(row, field) != values[field]]
         if changed:
+            events += [
+                {"kind": f, "port": port.name, "old": getattr(row, f), "new": values[f]}
+                for f in changed
+                if f in ("speed_bps", "oper_up")
+            ]
             for field in changed:
                 setattr(row, field, values[field])
             row.save(update_fields=[*changed, "last_seen"])
     if new_rows:
         Interface.objects.bulk_create(new_rows, ignore_conflicts=True)
+    if events:
+        inventory_changed.send_robust(Device, device=device, changes=events)
 
 
 def ensure_graphs(device: Device, profile: Profile | None, samples: list[Sample]) -> int:
@@ -152,6 +164,7 @@ def forget_on_edit(sender, instance, **kwargs) -> None:
 def record_discovery(device: Device, found: Discovery) -> None:
     """Store identity and profile on the device and create its port rows."""
     identity = found.identity
+    before = (device.discovered_at, device.profile)
     fields = {
         "profile": found.profile,
         "profile_reason": found.matched_by[:200],
@@ -165,3 +178,6 @@ def record_discovery(device: Device, found: Discovery) -> None:
     for name, value in fields.items():
         setattr(device, name, value)
     sync_ports(device, found.ports)
+    if before[0] is not None:  # not its first discovery: a rediscovery (daily, after a reboot, on demand)
+        change = {"kind": "rediscovered", "old": before[1], "new": found.profile}
+        inventory_changed.send_robust(Device, device=device, changes=[change])

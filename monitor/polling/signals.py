@@ -14,6 +14,7 @@ class PollEvent:
     device: object
     samples: list = field(default_factory=list)
     error: str = ""
+    rebooted: bool = False  # sysUpTime says the device restarted since the last poll (an event on its timeline)
 
 
 # Sent once per batch of polls, after their samples are written (or spooled) and their rows updated.

@@ -146,7 +146,7 @@ def _resample(samples: list[tuple[int, float]], member: Member, step_ms: int) ->
         # and than the spacings beside it (history polled at another interval is not a gap).
         gap = spacings[i - 1]
         beside = spacings[i - 2 : i - 1] + spacings[i : i + 1] if i >= 2 else spacings[i : i + 1]
-        if gap <= 2 * max(member.interval_s * 1000, *beside):
+        if gap <= 2 * max([member.interval_s * 1000, *beside]):  # a list: with two samples nothing is beside
             slot = t_ms - t_ms % step_ms - step_ms
             while slot + step_ms > times[i - 1] and slot not in per_step:  # steps this sample's interval covers
                 per_step[slot] = [value]

@@ -237,6 +237,7 @@
       },
     });
     charts.set(figure, chart);
+    figure.dispatchEvent(new CustomEvent("monitor:chartdrawn", { bubbles: true, detail: { chart: chart, data: data } }));
     const count = data.series.reduce(function (n, s) { return n + s.cols.t.length; }, 0);
     canvas.dataset.points = String(count);
     figure.dataset.resolution = String(data.resolution_s);

@@ -75,6 +75,7 @@
       const url = new URL(a.getAttribute("href"), window.location.href);
       ["range", "start", "end"].forEach(function (key) { url.searchParams.delete(key); });
       new URLSearchParams(range).forEach(function (value, key) { url.searchParams.set(key, value); });
+      if (query().get("events") === "0") url.searchParams.set("events", "0"); else url.searchParams.delete("events");
       a.setAttribute("href", url.pathname + "?" + url.searchParams.toString() + url.hash);
     });
     document.querySelectorAll("a.range[data-range]").forEach(function (a) {
@@ -111,7 +112,7 @@
     if (el) el.addEventListener("click", handler);
   }
 
-  window.MonitorRange = { current: current, params: params, bounds: bounds, set: set, isLive: function () { return !!current().range; } };
+  window.MonitorRange = { current: current, params: params, bounds: bounds, set: set, isLive: function () { return !!current().range; }, relink: keepRangeLinks };
 
   document.addEventListener("DOMContentLoaded", function () {
     showRange();

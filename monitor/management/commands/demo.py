@@ -30,6 +30,8 @@ class Command(BaseCommand):
         parser.add_argument("--redis-port", type=int, default=int(os.environ.get("DEMO_REDIS_PORT", 6379)))
         parser.add_argument("--influxdb-port", type=int, default=int(os.environ.get("DEMO_INFLUXDB_PORT", 8086)))
         parser.add_argument("--snmp-port", type=int, default=int(os.environ.get("DEMO_SNMP_PORT", 1161)))
+        parser.add_argument("--trap-port", type=int, default=int(os.environ.get("DEMO_TRAP_PORT", 1162)))
+        parser.add_argument("--syslog-port", type=int, default=int(os.environ.get("DEMO_SYSLOG_PORT", 1514)))
         parser.add_argument("--poll-interval", type=int, default=60, help="seconds between polls of demo devices")
         parser.add_argument("--history-days", type=int, default=30, help="days of history written at first start")
 
@@ -37,6 +39,7 @@ class Command(BaseCommand):
         var = Path(settings.VAR_DIR)
         logs = var / "log"
         self.children: list[Process] = []
+        self._opts = opts
         signal.signal(signal.SIGINT, signal.default_int_handler)  # even when started with SIGINT ignored
         signal.signal(signal.SIGTERM, _raise_interrupt)
         try:
@@ -48,6 +51,7 @@ class Command(BaseCommand):
             password = self._admin_password(var)
             self._ensure_demo_devices(opts)
             self._start_app(env, logs, opts)
+            self._start_receivers(env, logs, opts)
             self._banner(opts["web_port"], password, logs)
             self._history(var, opts)
             self._watch()
@@ -181,11 +185,24 @@ class Command(BaseCommand):
         self.children.append(web)
         wait_http(web, f"http://127.0.0.1:{opts['web_port']}/healthz")
 
+    def _start_receivers(self, env: dict[str, str], logs: Path, opts) -> None:
+        """The trap and syslog receivers on unprivileged loopback ports, and the simulated switch speaking to them."""
+        from monitor.devstack import eventsender
+
+        base, python = Path(settings.BASE_DIR), sys.executable
+        for kind, port in (("traps", opts["trap_port"]), ("syslog", opts["syslog_port"])):
+            argv = [python, "manage.py", f"receive_{kind}", "--bind", "127.0.0.1", "--port", str(port)]
+            self.children.append(Process(f"receive-{kind}", argv, logs / f"receive-{kind}.log", env=env, cwd=base))
+        switch = fleet.demo_fleet()[0]
+        eventsender.start(opts["trap_port"], opts["syslog_port"], switch.community, switch.sys_name)
+
     def _banner(self, port: int, password: str, logs: Path) -> None:
         self.stdout.write(
             self.style.SUCCESS(
                 f"\nThe monitor is running at http://127.0.0.1:{port}/\n"
                 f"  log in as admin / {password}\n"
+                f"  traps to udp 127.0.0.1:{self._opts['trap_port']}, "
+                f"syslog to udp/tcp 127.0.0.1:{self._opts['syslog_port']}\n"
                 f"  logs in {logs}; press Ctrl-C to stop everything\n"
             )
         )
