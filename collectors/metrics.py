@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass, field
 
 from collectors.counters import TOO_SOON, Reading, counter_rate
+from collectors.latencyunit import decide
 from collectors.profiles import DERIVED, Metric, Profile, Table
 from collectors.samples import CounterState, Sample
 from collectors.sessions import Session
@@ -92,6 +93,7 @@ async def read_metrics(
         emitted = {k: v for k, v in fields.items() if _emitted(profile.scalars, k)}
         if emitted:
             report.samples.append(Sample(profile.scalar_measurement, {"device": device_key}, emitted, read_at))
+        _check_units("scalars", profile.scalars, [(fields, emitted)], device_key, context, report)
     for table, walked, times in await _walk_tables(session, profile.tables, context, report):
         _table_samples(table, walked, times, device_key, context, report)
     return report
@@ -154,6 +156,7 @@ def _table_samples(
         report.missing.append(f"{table.name}: no rows")
         return
     last = max(times.values(), default=ctx.read_at)
+    checked: list[tuple[dict, dict]] = []  # (every field of a row, its sample's fields) for unit checks
     for index in rows:
         tags = _row_tags(table, walked, index)
         if tags is None or (table.skip is not None and table.skip.search(next(iter(tags.values()), ""))):
@@ -168,6 +171,43 @@ def _table_samples(
         if emitted:
             sample_tags = {"device": device_key, **table.static_tags, **tags}
             report.samples.append(Sample(table.measurement, sample_tags, emitted, ctx.read_at))
+        checked.append((fields, emitted))
+    _check_units(table.name, table.metrics, checked, device_key, ctx, report)
+
+
+def _check_units(
+    where: str, metrics: tuple[Metric, ...], rows: list[tuple[dict, dict]], device_key: str, ctx, report
+) -> None:
+    """Ratios with a unit check: pick the unit the device's average gauges agree with (collectors/latencyunit.py),
+    apply it to every row, keep it for polls without evidence, and write the evidence (measurement latency_check)."""
+    for metric in metrics:
+        if not metric.unit_gauge:
+            continue
+        key = f"{where}.{metric.name}"
+        kept = ctx.previous.units.get(key, "") if ctx.previous is not None else ""
+        default = next((n for n, scale in metric.unit_scales if scale == metric.scale), metric.unit_scales[0][0])
+        raws = [(fields, emitted, fields.get(UNIT_RAW + metric.name)) for fields, emitted in rows]
+        raws = [(fields, emitted, raw) for fields, emitted, raw in raws if raw is not None]
+        if not raws:
+            if kept:
+                ctx.state.units[key] = kept
+            continue
+        pairs = [(raw, f[metric.unit_gauge]) for f, _, raw in raws if f.get(metric.unit_gauge) is not None]
+        decision = decide(pairs, metric.unit_scales, kept, default)
+        ctx.state.units[key] = decision.unit
+        for _, emitted, raw in raws:
+            if metric.name in emitted:
+                emitted[metric.name] = raw * decision.scale
+        evidence: dict[str, float | int] = {
+            "scale": decision.scale,
+            "decided": int(decision.decided),
+            "rows_checked": decision.rows_checked,
+            "rows_agreeing": decision.rows_agreeing,
+        }
+        if decision.sum_per_op is not None and decision.gauge_ms is not None:
+            evidence |= {"sum_per_op": float(decision.sum_per_op), "gauge_ms": float(decision.gauge_ms)}
+        tags = {"device": device_key, "table": where, "metric": metric.name}
+        report.samples.append(Sample("latency_check", tags, evidence, ctx.read_at))
 
 
 def _row_tags(table: Table, walked: dict, index: tuple[int, ...]) -> dict[str, str] | None:
@@ -235,13 +275,27 @@ def _counter(
         fields[metric.name] = rate.per_second * metric.scale
 
 
+UNIT_RAW = "_unitraw_"  # a unit-checked ratio's unscaled Δsum/Δops, until the rows have decided its unit
+
+
 def _ratios(metrics: tuple[Metric, ...], key: str, fields: dict[str, float], ctx: _Context) -> None:
-    """Per-interval averages such as latency per operation: delta(numerator) / delta(denominator)."""
+    """Per-interval averages such as latency per operation: delta(numerator) / delta(denominator); then sums,
+    differences, products and quotients of the metrics worked out so far, in declaration order."""
     for metric in metrics:
-        if metric.type in ("difference", "product"):
+        if metric.type in ("difference", "product", "quotient"):
             a, b = fields.get(metric.numerator), fields.get(metric.denominator)
-            if a is not None and b is not None:
+            if a is None or b is None:
+                continue
+            if metric.type == "quotient":
+                if b != 0:
+                    fields[metric.name] = a / b * metric.scale
+            else:
                 fields[metric.name] = (a - b if metric.type == "difference" else a * b) * metric.scale
+            continue
+        if metric.type == "sum":
+            terms = [fields.get(part) for part in metric.parts]
+            if all(t is not None for t in terms):
+                fields[metric.name] = sum(terms) * metric.scale  # type: ignore[arg-type]
             continue
         if metric.type != "ratio" or ctx.rebooted:
             continue
@@ -254,6 +308,8 @@ def _ratios(metrics: tuple[Metric, ...], key: str, fields: dict[str, float], ctx
             deltas.append(now - before.value)
         if len(deltas) == 2 and deltas[1] > 0:
             fields[metric.name] = deltas[0] / deltas[1] * metric.scale
+            if metric.unit_gauge:
+                fields[UNIT_RAW + metric.name] = deltas[0] / deltas[1]
     for name in [k for k in fields if k.startswith("_raw_")]:
         fields.pop(name)
 
