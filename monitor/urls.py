@@ -37,5 +37,6 @@ urlpatterns = [
     path("login/", auth_views.LoginView.as_view(template_name="registration/login.html"), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("alerts/", include("monitor.alerts.urls")),
+    path("storage/", include("monitor.storage.urls")),
     path("admin/", admin.site.urls),
 ]

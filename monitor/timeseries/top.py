@@ -75,10 +75,13 @@ def slowest_volumes(start: datetime, end: datetime, limit: int = 10) -> list[tup
     return sorted(((d, v, ms) for (d, v), ms in worst.items()), key=lambda item: -item[2])[:limit]
 
 
-def latency_heatmap(device: str, field: str, start: datetime, end: datetime, columns: int) -> dict:
-    """Mean latency per (volume, time column): {"times": [ms], "volumes": [...], "values": [[ms or None]]}."""
+def latency_heatmap(
+    device: str, field: str, start: datetime, end: datetime, columns: int, min_step_s: int = 60
+) -> dict:
+    """Mean latency per (volume, time column): {"times": [ms], "volumes": [...], "values": [[ms or None]]};
+    a column spans at least `min_step_s` (the device's poll interval) on raw samples."""
     tier = tiers.finest_holding(start, datetime.now(timezone.utc))
-    every = max(tier.step_s or 60, math.ceil((end - start).total_seconds() / max(columns, 1)))
+    every = max(tier.step_s or max(5, min_step_s), math.ceil((end - start).total_seconds() / max(columns, 1)))
     if tier.step_s:
         every = math.ceil(every / tier.step_s) * tier.step_s
     head = (
