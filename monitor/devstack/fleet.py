@@ -8,6 +8,16 @@ from pathlib import Path
 SYS = "1.3.6.1.2.1.1"
 IF_TABLE = "1.3.6.1.2.1.2.2.1"
 IFX_TABLE = "1.3.6.1.2.1.31.1.1.1"
+DOT3_PAUSE = "1.3.6.1.2.1.10.7.10.1"
+BRIDGE_PORT_IFINDEX = "1.3.6.1.2.1.17.1.4.1.2"
+FDB = "1.3.6.1.2.1.17.4.3.1"
+QFDB = "1.3.6.1.2.1.17.7.1.2.2.1"
+LLDP_LOC = "1.0.8802.1.1.2.1.3"
+LLDP_REM = "1.0.8802.1.1.2.1.4.1.1"
+# The demo's hourly storage spike: 5 minutes from 20 past every hour (the array's latency and the switch port
+# on its path together; tests move it with the control file's "pulse").
+SPIKE = (3600, 1200, 300)
+DAILY_PHASE = 57600  # a sine of period one day peaks at 14:00 UTC with this phase
 
 
 @dataclass
@@ -25,6 +35,12 @@ class SimPort:
     amplitude: float = 0.0
     period_s: float = 3600.0
     initial: int | None = None  # counter value at the agent's boot (default: a per-port spread)
+    mac: str = ""  # ifPhysAddress, aa:bb:cc:dd:ee:ff
+    pulse: tuple[int, int, int] | None = None  # (period, offset, duration) s of a recurring burst
+    pulse_out_rate: float = 0.0  # bytes/s more sent during the burst
+    pulse_out_discards: float = 0.0  # frames/s discarded outbound during the burst
+    pulse_in_pause: float = 0.0  # pause frames/s received during the burst
+    pause: bool = False  # serves EtherLike-MIB dot3PauseTable
 
 
 @dataclass
@@ -53,10 +69,11 @@ class SimDevice:
                 (f"{IF_TABLE}.2.{i}", "4", p.name),
                 (f"{IF_TABLE}.3.{i}", "2", "6"),
                 (f"{IF_TABLE}.5.{i}", "66", str(min(p.speed_bps, 4_294_967_295))),
+                *([(f"{IF_TABLE}.6.{i}", "4x", p.mac.replace(":", ""))] if p.mac else []),
                 (f"{IF_TABLE}.7.{i}", "2", "1"),
                 (f"{IF_TABLE}.8.{i}", "2", "1" if p.oper_up else "2"),
                 (f"{IF_TABLE}.10.{i}", "65:simdev", _counter(p.in_rate, p, 32, f"{p.name}-in")),
-                (f"{IF_TABLE}.16.{i}", "65:simdev", _counter(p.out_rate, p, 32, f"{p.name}-out")),
+                (f"{IF_TABLE}.16.{i}", "65:simdev", _counter(p.out_rate, p, 32, f"{p.name}-out", p.pulse_out_rate)),
                 (f"{IFX_TABLE}.1.{i}", "4", p.name),
                 (f"{IFX_TABLE}.15.{i}", "66", str(p.speed_bps // 1_000_000)),
                 (f"{IFX_TABLE}.18.{i}", "4", p.alias),
@@ -70,10 +87,21 @@ class SimDevice:
                     (13, 0.0, "in-discards"),
                     (14, 0.01, "in-errors"),
                     (17, out_pps, "out-ucast32"),
-                    (19, 0.0, "out-discards"),
                     (20, 0.0, "out-errors"),
                 )
             ]
+            rows.append(
+                (
+                    f"{IF_TABLE}.19.{i}",
+                    "65:simdev",
+                    _counter(0.0, p, 32, f"{p.name}-out-discards", p.pulse_out_discards),
+                )
+            )
+            if p.pause:  # EtherLike-MIB dot3InPauseFrames / dot3OutPauseFrames
+                rows += [
+                    (f"{DOT3_PAUSE}.3.{i}", "65:simdev", _counter(0.0, p, 32, f"{p.name}-in-pause", p.pulse_in_pause)),
+                    (f"{DOT3_PAUSE}.4.{i}", "65:simdev", _counter(0.0, p, 32, f"{p.name}-out-pause")),
+                ]
             rows += [
                 (f"{IFX_TABLE}.3.{i}", "65:simdev", _counter(1.0, p, 32, f"{p.name}-in-bcast32")),
                 (f"{IFX_TABLE}.5.{i}", "65:simdev", _counter(0.5, p, 32, f"{p.name}-out-bcast32")),
@@ -83,7 +111,11 @@ class SimDevice:
                     (f"{IFX_TABLE}.6.{i}", "70:simdev", _counter(p.in_rate, p, 64, f"{p.name}-in")),
                     (f"{IFX_TABLE}.7.{i}", "70:simdev", _counter(in_pps, p, 64, f"{p.name}-in-ucast")),
                     (f"{IFX_TABLE}.9.{i}", "70:simdev", _counter(1.0, p, 64, f"{p.name}-in-bcast")),
-                    (f"{IFX_TABLE}.10.{i}", "70:simdev", _counter(p.out_rate, p, 64, f"{p.name}-out")),
+                    (
+                        f"{IFX_TABLE}.10.{i}",
+                        "70:simdev",
+                        _counter(p.out_rate, p, 64, f"{p.name}-out", p.pulse_out_rate),
+                    ),
                     (f"{IFX_TABLE}.11.{i}", "70:simdev", _counter(out_pps, p, 64, f"{p.name}-out-ucast")),
                     (f"{IFX_TABLE}.13.{i}", "70:simdev", _counter(0.5, p, 64, f"{p.name}-out-bcast")),
                 ]
@@ -98,13 +130,15 @@ class SimDevice:
         return path
 
 
-def _counter(rate: float, port: SimPort, bits: int, key: str) -> str:
+def _counter(rate: float, port: SimPort, bits: int, key: str, burst: float = 0.0) -> str:
     initial = (
         port.initial if port.initial is not None else (port.index * 7_919_000_003) % (2**32 if bits == 32 else 2**40)
     )
     text = f"r={rate},o={initial},b={bits},k={key}"
     if port.amplitude:
         text += f",a={port.amplitude},p={port.period_s}"
+    if burst and port.pulse:
+        text += ",s={},sp={},so={},sd={}".format(burst, *port.pulse)
     return text
 
 
@@ -112,8 +146,88 @@ def _escape(value: str) -> str:
     return value.replace("\n", " ").replace("|", "/")
 
 
-def powerconnect_6248(community: str = "pc6248", name: str = "pc6248-demo", busy: bool = True) -> SimDevice:
-    """A Dell PowerConnect 6248: 48 gigabit ports 1/g1..1/g48, four 10G uplinks, traffic that breathes."""
+@dataclass(frozen=True)
+class Attached:
+    """A host port cabled to a switch port: its MAC, and what its LLDP says (sysName, port, chassis id)."""
+
+    switch_port: int
+    mac: str
+    sys_name: str = ""
+    port_name: str = ""
+    chassis: str = ""
+
+
+def _mac_index(mac: str) -> str:
+    return ".".join(str(int(part, 16)) for part in mac.split(":"))
+
+
+def l2_records(
+    ports: list[SimPort], attached: list[Attached], chassis: str, sys_name: str, fdb: bool, lldp: bool, vlan: int = 100
+) -> list[tuple[str, str, str]]:
+    """BRIDGE-MIB and Q-BRIDGE-MIB forwarding entries (`fdb`) and LLDP-MIB neighbours (`lldp`) of a switch whose
+    ports have these hosts attached."""
+    rows: list[tuple[str, str, str]] = []
+    if fdb:
+        rows += [(f"{BRIDGE_PORT_IFINDEX}.{p.index}", "2", str(p.index)) for p in ports]
+        for host in attached:
+            index = _mac_index(host.mac)
+            rows += [
+                (f"{FDB}.1.{index}", "4x", host.mac.replace(":", "")),
+                (f"{FDB}.2.{index}", "2", str(host.switch_port)),
+                (f"{FDB}.3.{index}", "2", "3"),  # learned
+                (f"{QFDB}.2.{vlan}.{index}", "66", str(host.switch_port)),
+                (f"{QFDB}.3.{vlan}.{index}", "2", "3"),
+            ]
+    if lldp:
+        rows += [
+            (f"{LLDP_LOC}.1.0", "2", "4"),  # chassis id subtype macAddress
+            (f"{LLDP_LOC}.2.0", "4x", chassis.replace(":", "")),
+            (f"{LLDP_LOC}.3.0", "4", sys_name),
+        ]
+        for p in ports:
+            rows += [
+                (f"{LLDP_LOC}.7.1.2.{p.index}", "2", "7"),  # port id subtype local: the ifIndex
+                (f"{LLDP_LOC}.7.1.3.{p.index}", "4", str(p.index)),
+                (f"{LLDP_LOC}.7.1.4.{p.index}", "4", p.name),
+            ]
+        for host in attached:
+            if not host.sys_name:
+                continue
+            row = f"0.{host.switch_port}.1"
+            rows += [
+                (f"{LLDP_REM}.4.{row}", "2", "4"),  # chassis id: a MAC
+                (f"{LLDP_REM}.5.{row}", "4x", (host.chassis or host.mac).replace(":", "")),
+                (f"{LLDP_REM}.6.{row}", "2", "3"),  # port id: a MAC
+                (f"{LLDP_REM}.7.{row}", "4x", host.mac.replace(":", "")),
+                (f"{LLDP_REM}.8.{row}", "4", host.port_name),
+                (f"{LLDP_REM}.9.{row}", "4", host.sys_name),
+            ]
+    return rows
+
+
+def array_attachments(array: SimDevice, first_port: int = 7) -> list[Attached]:
+    """The array's ports cabled to consecutive switch ports from `first_port` (1/g7, 1/g8, ...)."""
+    chassis = array.ports[0].mac[:-2] + "00" if array.ports and array.ports[0].mac else ""
+    return [
+        Attached(first_port + n, p.mac, array.sys_name, p.name, chassis) for n, p in enumerate(array.ports) if p.mac
+    ]
+
+
+def powerconnect_6248(
+    community: str = "pc6248",
+    name: str = "pc6248-demo",
+    busy: bool = True,
+    attached: list[Attached] | None = None,
+    fdb: bool = True,
+    lldp: bool = True,
+    spike: tuple[int, int, int] | None = None,
+) -> SimDevice:
+    """A Dell PowerConnect 6248: 48 gigabit ports 1/g1..1/g48, four 10G uplinks, traffic that breathes.
+
+    `attached`: hosts on its ports, served in its forwarding tables (`fdb`) and LLDP neighbours (`lldp`); with a
+    `spike`, the first attached port carries a burst near line rate (96 %) with discards and pause frames then."""
+    attached = attached or []
+    busy_port = attached[0].switch_port if attached and spike else None
     ports = []
     for n in range(1, 49):
         up = n % 11 != 0
@@ -126,10 +240,17 @@ def powerconnect_6248(community: str = "pc6248", name: str = "pc6248-demo", busy
                 oper_up=up,
                 in_rate=base,
                 out_rate=base * 0.6,
-                amplitude=0.5 if busy else 0.0,
+                amplitude=0.5 if busy and n != busy_port else 0.0,
                 period_s=900 + 60 * n,
+                mac=f"00:1e:c9:00:00:{n:02x}",
+                pause=True,
             )
         )
+    if busy_port is not None:
+        port = ports[busy_port - 1]
+        port.alias = f"{attached[0].sys_name} {attached[0].port_name}"
+        port.pulse, port.pulse_out_rate = spike, 120_000_000.0 - port.out_rate  # 96 % of 1 Gbit/s
+        port.pulse_out_discards, port.pulse_in_pause = 40.0, 150.0
     for n in range(1, 5):
         ports.append(
             SimPort(
@@ -141,6 +262,8 @@ def powerconnect_6248(community: str = "pc6248", name: str = "pc6248-demo", busy
                 out_rate=45_000_000.0 * n if busy else 0.0,
                 amplitude=0.3 if busy else 0.0,
                 period_s=1200,
+                mac=f"00:1e:c9:00:01:{n:02x}",
+                pause=True,
             )
         )
     extra = [
@@ -153,16 +276,23 @@ def powerconnect_6248(community: str = "pc6248", name: str = "pc6248-demo", busy
             "    5 Secs ( 12.4918%)   60 Secs ( 9.2271%)  300 Secs ( 8.2591%)",
         ),
     ]
+    servers = [Attached(n, f"00:50:56:00:00:{n:02x}") for n in range(1, 7)]  # VMware hosts' NICs, no LLDP
+    extra += l2_records(ports, servers + attached, "00:1e:c9:00:00:00", name, fdb, lldp)
     return SimDevice(
         community, "PowerConnect 6248, 3.3.7.3, VxWorks 6.5", "1.3.6.1.4.1.674.10895.3011", name, ports, extra
     )
 
 
-def equallogic_array(community: str = "eql", name: str = "eql-demo", volumes: int = 3) -> SimDevice:
+def equallogic_array(
+    community: str = "eql", name: str = "eql-demo", volumes: int = 3, breathing: bool = False
+) -> SimDevice:
     """A Dell EqualLogic PS-like member: iSCSI ports, health, sensors, a pool and volumes with I/O counters.
 
     Volume v (1-based) does 100*v read and 50*v write operations per second at (1.5*v) ms and (0.5*v) ms
-    average latency, moving 8 KiB per operation; latency sums count microseconds, as real arrays do.
+    average latency, moving 8 KiB per operation, with an average queue depth of 2*v; latency sums count
+    microseconds, as real arrays do, and the average-latency gauges say so in whole milliseconds. `breathing`:
+    operations follow the day (peak at 14:00 UTC, half at night) and, during the hourly spike (SPIKE), volumes
+    1 and 2 read at 65 ms and 35 ms.
     """
     ports = [
         SimPort(
@@ -173,6 +303,7 @@ def equallogic_array(community: str = "eql", name: str = "eql-demo", volumes: in
             out_rate=55_000_000.0 if i < 3 else 30_000.0,
             amplitude=0.4,
             period_s=1800,
+            mac=f"00:09:8a:07:00:{i + 1:02x}",
         )
         for i in range(4)
     ]
@@ -196,24 +327,55 @@ def equallogic_array(community: str = "eql", name: str = "eql-demo", volumes: in
             (f"{eql}.2.1.6.1.5.{member}.{n}", "2", "70"),
             (f"{eql}.2.1.6.1.6.{member}.{n}", "2", "60"),
         ]
+    shape = f",a=0.5,p=86400,f={DAILY_PHASE}" if breathing else ""
+    spike_ms = {1: 65.0, 2: 35.0}
+    member_reads = member_writes = 0.0
+    member_read_us = member_write_us = 0.0
     member_idx = "1841966935"
     for v in range(1, volumes + 1):
         idx = f"{member_idx}.{v}"
         reads, writes = 100.0 * v, 50.0 * v
+        read_ms, write_ms, depth = 1.5 * v, 0.5 * v, 2.0 * v
+        burst = ""
+        gauge_burst = ""
+        if breathing and v in spike_ms:
+            extra_us = reads * (spike_ms[v] - read_ms) * 1000
+            burst = ",s={},sp={},so={},sd={}".format(extra_us, *SPIKE)
+            gauge_burst = ",gs={},sp={},so={},sd={}".format(round(spike_ms[v]), *SPIKE)
+        member_reads, member_writes = member_reads + reads, member_writes + writes
+        member_read_us += reads * read_ms * 1000
+        member_write_us += writes * write_ms * 1000
         extra += [
             (f"{eql}.5.1.7.1.1.4.{idx}", "4", f"vmfs-datastore-{v}"),
             (f"{eql}.5.1.7.1.1.8.{idx}", "2", str(512000 * v)),
             (f"{eql}.5.1.7.7.1.9.{idx}", "2", "4"),
             (f"{eql}.5.1.7.7.1.13.{idx}", "66", str(200000 * v)),
-            (f"{eql}.5.1.7.34.1.3.{idx}", "70:simdev", f"r={reads * 8192},b=64,k=vol{v}-rx"),
-            (f"{eql}.5.1.7.34.1.4.{idx}", "70:simdev", f"r={writes * 8192},b=64,k=vol{v}-wx"),
-            (f"{eql}.5.1.7.34.1.6.{idx}", "70:simdev", f"r={reads * 1500 * v},b=64,k=vol{v}-rlat"),
-            (f"{eql}.5.1.7.34.1.7.{idx}", "70:simdev", f"r={writes * 500 * v},b=64,k=vol{v}-wlat"),
-            (f"{eql}.5.1.7.34.1.8.{idx}", "70:simdev", f"r={reads},b=64,k=vol{v}-rops"),
-            (f"{eql}.5.1.7.34.1.9.{idx}", "70:simdev", f"r={writes},b=64,k=vol{v}-wops"),
+            (f"{eql}.5.1.7.34.1.3.{idx}", "70:simdev", f"r={reads * 8192},b=64,k=vol{v}-rx{shape}"),
+            (f"{eql}.5.1.7.34.1.4.{idx}", "70:simdev", f"r={writes * 8192},b=64,k=vol{v}-wx{shape}"),
+            (f"{eql}.5.1.7.34.1.6.{idx}", "70:simdev", f"r={reads * read_ms * 1000},b=64,k=vol{v}-rlat{shape}{burst}"),
+            (f"{eql}.5.1.7.34.1.7.{idx}", "70:simdev", f"r={writes * write_ms * 1000},b=64,k=vol{v}-wlat{shape}"),
+            (f"{eql}.5.1.7.34.1.8.{idx}", "70:simdev", f"r={reads},b=64,k=vol{v}-rops{shape}"),
+            (f"{eql}.5.1.7.34.1.9.{idx}", "70:simdev", f"r={writes},b=64,k=vol{v}-wops{shape}"),
+            (f"{eql}.5.1.7.34.1.10.{idx}", "66:simdev", f"g={round(read_ms)},k=vol{v}-ravg{gauge_burst}"),
+            (f"{eql}.5.1.7.34.1.11.{idx}", "66:simdev", f"g={round(write_ms)},k=vol{v}-wavg"),
+            (f"{eql}.5.1.7.34.1.14.{idx}", "70:simdev", f"r={reads + writes},b=64,k=vol{v}-cmds{shape}"),
+            (f"{eql}.5.1.7.34.1.15.{idx}", "70:simdev", f"r={(reads + writes) * depth},b=64,k=vol{v}-qd{shape}"),
         ]
+    extra += [  # the member's own I/O: the sum of its volumes
+        (f"{eql}.2.1.12.1.2.{member}", "70:simdev", f"r={member_read_us},b=64,k=member-rlat{shape}"),
+        (f"{eql}.2.1.12.1.3.{member}", "70:simdev", f"r={member_write_us},b=64,k=member-wlat{shape}"),
+        (f"{eql}.2.1.12.1.4.{member}", "66", str(round(member_read_us / member_reads / 1000))),
+        (f"{eql}.2.1.12.1.5.{member}", "66", str(round(member_write_us / member_writes / 1000))),
+        (f"{eql}.2.1.12.1.6.{member}", "70:simdev", f"r={member_reads},b=64,k=member-rops{shape}"),
+        (f"{eql}.2.1.12.1.7.{member}", "70:simdev", f"r={member_writes},b=64,k=member-wops{shape}"),
+        (f"{eql}.2.1.12.1.8.{member}", "70:simdev", f"r={member_reads * 8192},b=64,k=member-tx{shape}"),
+        (f"{eql}.2.1.12.1.9.{member}", "70:simdev", f"r={member_writes * 8192},b=64,k=member-rx{shape}"),
+    ]
     return SimDevice(community, "Storage Array", "1.3.6.1.4.1.12740.17.1", name, ports, extra)
 
 
 def demo_fleet() -> list[SimDevice]:
-    return [powerconnect_6248(), equallogic_array()]
+    """The demo: a breathing EqualLogic array cabled to a PowerConnect 6248 (eth0..eth3 on 1/g7..1/g10), whose
+    forwarding tables and LLDP tie those ports to the array, and whose 1/g7 is near line rate during the spike."""
+    array = equallogic_array(breathing=True)
+    return [powerconnect_6248(attached=array_attachments(array), spike=SPIKE), array]
