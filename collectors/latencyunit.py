@@ -4,9 +4,9 @@ Arrays such as EqualLogic serve a cumulative latency sum and an operation count 
 of the interval) and also a gauge of the average latency in milliseconds. The sum's unit is disputed (the MIB text
 says milliseconds; real values are only plausible as microseconds), so each candidate unit is tried: the one whose
 Δsum/Δops agrees with the gauge on more rows than any other wins. A gauge is an integer of milliseconds averaged
-over the array's own window, so "agrees" allows one millisecond of rounding or half the gauge, whichever is more;
-candidates a thousand times apart never both agree unless the latency is below a millisecond in both readings
-(then the rows say nothing and the unit kept from earlier polls, or the profile's default, stays).
+over the array's own window, so "agrees" allows the rounding and half to one and a half times the value (see
+`agrees`); candidates a thousand times apart only both agree on rows below a millisecond, which say nothing: when
+no unit wins on more rows, the unit kept from earlier polls, or the profile's default, stays.
 """
 
 from __future__ import annotations
@@ -29,8 +29,12 @@ class UnitDecision:
 
 
 def agrees(value_ms: float, gauge_ms: float) -> bool:
-    """A latency worked out from the counters agrees with the device's gauge (integer ms, its own window)."""
-    return abs(value_ms - gauge_ms) <= max(1.0, 0.5 * gauge_ms)
+    """A latency worked out from the counters agrees with the device's gauge: a whole number of milliseconds
+    (rounded or cut, so g stands for [g - 0.5, g + 1)), averaged over the array's own window (half to one and a
+    half times ours). A gauge of 0 says "below a millisecond"."""
+    if gauge_ms < 0.5:
+        return value_ms < 1.5
+    return 0.5 * (gauge_ms - 0.5) <= value_ms <= 1.5 * (gauge_ms + 1.0)
 
 
 def decide(

@@ -1,0 +1,307 @@
+"""Storage arrays on real snmpsim agents: every new metric with its unit, the latency unit decided by the array's
+own gauges, Nimble / NetApp / Compellent profiles, the capacity forecast, and the iSCSI path learned from
+forwarding tables alone, LLDP alone and both."""
+
+from __future__ import annotations
+
+import bz2
+import time
+from pathlib import Path
+
+import pytest
+
+from collectors.poll import poll_device
+from collectors.profiles import BUILTIN_DIR, load_profiles_collecting
+from collectors.sessions import open_session
+from collectors.snmptypes import SnmpTarget
+from collectors.topology import read_l2
+from monitor.core import aio
+from monitor.devices.profiles import registry
+from monitor.devstack import fleet, services
+from monitor.devstack.processes import free_udp_port
+from monitor.models import Device
+from monitor.storage.forecast import forecast
+from monitor.storage.models import PathLink
+from monitor.storage.paths import refresh_paths
+from tests.conftest import Agent
+
+DATA = Path(__file__).resolve().parent.parent / ".venv/lib/python3.11/site-packages/snmpsim_data/data"
+NIMBLE = "1.3.6.1.4.1.37447.1.2.1"
+SC = "1.3.6.1.4.1.674.11000.2000.500.1.2"
+
+
+def milliseconds_array() -> fleet.SimDevice:
+    """An EqualLogic whose latency sums count milliseconds, as the MIB text says (its gauges agree)."""
+    device = fleet.equallogic_array("eqlms", "eql-ms", volumes=2)
+    rows = []
+    for oid, tag, value in device.extra:
+        if ".5.1.7.34.1.6." in oid or ".5.1.7.34.1.7." in oid:  # latency sums: microseconds -> milliseconds
+            params = dict(part.split("=") for part in value.split(","))
+            params["r"] = str(float(params["r"]) / 1000)
+            value = ",".join(f"{k}={v}" for k, v in params.items())
+        rows.append((oid, tag, value))
+    device.extra = rows
+    return device
+
+
+def nimble_array() -> fleet.SimDevice:
+    """A Nimble volume built from NIMBLE-MIB: 6 TiB (high/low halves), 2.5 TiB used, 400 reads/s at 800 µs."""
+    size, used = 6 * 2**40, int(2.5 * 2**40)
+    rows = [
+        (f"{NIMBLE}.3.1", "4", "sql-data"),
+        (f"{NIMBLE}.4.1", "66", str(size % 2**32)),
+        (f"{NIMBLE}.5.1", "66", str(size // 2**32)),
+        (f"{NIMBLE}.6.1", "66", str(used % 2**32)),
+        (f"{NIMBLE}.7.1", "66", str(used // 2**32)),
+        (f"{NIMBLE}.10.1", "2", "1"),
+        (f"{NIMBLE}.11.1", "66", "6"),
+        (f"{NIMBLE}.13.1", "70:simdev", "r=400,b=64,k=n-rops"),
+        (f"{NIMBLE}.14.1", "70:simdev", "r=320000,b=64,k=n-rtime"),  # 400 x 800 µs
+        (f"{NIMBLE}.15.1", "70:simdev", "r=13107200,b=64,k=n-rbytes"),  # 32 KiB reads
+        (f"{NIMBLE}.34.1", "70:simdev", "r=100,b=64,k=n-wops"),
+        (f"{NIMBLE}.35.1", "70:simdev", "r=250000,b=64,k=n-wtime"),  # 2.5 ms writes
+        (f"{NIMBLE}.36.1", "70:simdev", "r=819200,b=64,k=n-wbytes"),  # 8 KiB writes
+    ]
+    return fleet.SimDevice("nimble", "Nimble Storage", "1.3.6.1.4.1.37447.3.1", "nimble-1", [], rows)
+
+
+def storage_center() -> fleet.SimDevice:
+    """A Dell SC: two volumes and one disk folder of 100 GiB, 40 GiB used (DELL-STORAGE-SC-MIB, GiB units)."""
+    rows = [
+        (f"{SC}.1.0", "4", "Storage Center"),
+        (f"{SC}.26.1.3.1", "2", "1"),
+        (f"{SC}.26.1.3.2", "2", "3"),
+        (f"{SC}.26.1.4.1", "4", "esx-lun-1"),
+        (f"{SC}.26.1.4.2", "4", "esx-lun-2"),
+        (f"{SC}.32.1.5.1", "66", "100"),
+        (f"{SC}.32.1.6.1", "66", "40"),
+        (f"{SC}.32.1.8.1", "66", "55"),
+    ]
+    return fleet.SimDevice("sc", "Compellent Storage Center", "1.3.6.1.4.1.674.11000.2000.500.1", "sc-1", [], rows)
+
+
+@pytest.fixture(scope="module")
+def sim(tmp_path_factory):
+    """Arrays and switches: the demo's array and a switch serving its FDB and LLDP, a switch with FDB only and one
+    with LLDP only, a millisecond-counting EqualLogic, a Nimble, a Dell SC and the real NetApp recording."""
+    root = tmp_path_factory.mktemp("storage")
+    array = fleet.equallogic_array("array", "eql-path")
+    links = fleet.array_attachments(array)
+    devices = {
+        "array": array,
+        "both": fleet.powerconnect_6248("both", "sw-both", busy=False, attached=links),
+        "fdbonly": fleet.powerconnect_6248("fdbonly", "sw-fdb", busy=False, attached=links, lldp=False),
+        "lldponly": fleet.powerconnect_6248("lldponly", "sw-lldp", busy=False, attached=links, fdb=False),
+        "eqlms": milliseconds_array(),
+        "nimble": nimble_array(),
+        "sc": storage_center(),
+    }
+    for device in devices.values():
+        device.write(root / "data")
+    recording = DATA / "storage" / "netapp-fas3270.snmprec.bz2"
+    assert recording.exists(), "snmpsim-data is not installed: run `make install`"
+    (root / "data" / "netapp.snmprec").write_bytes(bz2.decompress(recording.read_bytes()))
+    control = root / "control.json"
+    control.write_text("{}")
+    port = free_udp_port()
+    process = services.start_snmpsim(root / "data", port, root / "log", control_file=control, name="snmpsim-storage")
+    yield Agent(port, control, devices)
+    process.stop()
+
+
+def target(sim: Agent, community: str) -> SnmpTarget:
+    return SnmpTarget("127.0.0.1", sim.port, community=community, timeout=3.0, retries=1)
+
+
+def two_polls(sim: Agent, community: str, profile_name: str):
+    profile = registry()[profile_name]
+    first = aio.run(poll_device(target(sim, community), community, None, profile=profile, engine="fast"))
+    time.sleep(2.2)
+    return aio.run(poll_device(target(sim, community), community, first.state, profile=profile, engine="fast"))
+
+
+def by_tag(result, measurement: str, tag: str) -> dict[str, dict]:
+    return {s.tags[tag]: s.fields for s in result.samples if s.measurement == measurement}
+
+
+def test_equallogic_metrics_with_their_units_and_the_latency_unit_found(sim):
+    result = two_polls(sim, "array", "dell-equallogic")
+    volumes = by_tag(result, "volume", "volume")
+    for v in (1, 2, 3):
+        fields = volumes[f"vmfs-datastore-{v}"]
+        assert fields["read_latency_ms"] == pytest.approx(1.5 * v, rel=0.01)  # microsecond sums, in ms
+        assert fields["write_latency_ms"] == pytest.approx(0.5 * v, rel=0.01)
+        assert fields["read_pct"] == pytest.approx(100 * 100 / 150, rel=0.01)  # 100v reads of 150v operations
+        assert fields["avg_io_bytes"] == pytest.approx(8192, rel=0.01)
+        assert fields["queue_depth"] == pytest.approx(2.0 * v, rel=0.01)
+        assert "read_avg_latency_ms" not in fields and "total_iops" not in fields  # helpers are not written
+    member = by_tag(result, "member", "member")["eql-member-1"]
+    assert member["read_iops"] == pytest.approx(600, rel=0.02)
+    assert member["read_bps"] == pytest.approx(600 * 8192, rel=0.02)
+    assert member["read_latency_ms"] == pytest.approx((100 * 1.5 + 200 * 3 + 300 * 4.5) / 600, rel=0.01)
+    checks = {s.tags["metric"]: s.fields for s in result.samples if s.measurement == "latency_check"}
+    assert checks["read_latency_ms"]["scale"] == 0.001 and checks["read_latency_ms"]["decided"] == 1
+    assert checks["read_latency_ms"]["rows_agreeing"] == 3 == checks["read_latency_ms"]["rows_checked"]
+    assert result.state.units == {
+        "volumes.read_latency_ms": "microseconds",
+        "volumes.write_latency_ms": "microseconds",
+        "members.read_latency_ms": "microseconds",
+        "members.write_latency_ms": "microseconds",
+    }
+
+
+def test_an_array_that_counts_milliseconds_is_read_in_milliseconds(sim):
+    result = two_polls(sim, "eqlms", "dell-equallogic")
+    volumes = by_tag(result, "volume", "volume")
+    assert volumes["vmfs-datastore-2"]["read_latency_ms"] == pytest.approx(3.0, rel=0.01)  # not 0.003
+    assert volumes["vmfs-datastore-1"]["write_latency_ms"] == pytest.approx(0.5, rel=0.01)
+    assert result.state.units["volumes.read_latency_ms"] == "milliseconds"
+    check = next(
+        s.fields for s in result.samples if s.tags.get("metric") == "read_latency_ms" and s.tags["table"] == "volumes"
+    )
+    assert check["scale"] == 1.0 and check["decided"] == 1
+
+
+def test_nimble_volume_from_nimble_mib(sim):
+    result = two_polls(sim, "nimble", "hpe-nimble")
+    fields = by_tag(result, "volume", "volume")["sql-data"]
+    assert fields["size_bytes"] == 6 * 2**40 and fields["used_bytes"] == int(2.5 * 2**40)  # two 32-bit halves
+    assert fields["read_iops"] == pytest.approx(400, rel=0.02)
+    assert fields["read_latency_ms"] == pytest.approx(0.8, rel=0.01)  # volIoReadTimeMicrosec / volIoReads
+    assert fields["write_latency_ms"] == pytest.approx(2.5, rel=0.01)
+    assert fields["read_bps"] == pytest.approx(400 * 32768, rel=0.02)
+    assert fields["read_pct"] == pytest.approx(80.0, rel=0.01)
+    assert fields["avg_io_bytes"] == pytest.approx((400 * 32768 + 100 * 8192) / 500, rel=0.01)
+
+
+def test_storage_center_volumes_and_disk_folder_in_gib(sim):
+    result = two_polls(sim, "sc", "dell-storage-sc")
+    assert by_tag(result, "volume", "volume") == {"esx-lun-1": {"status": 1.0}, "esx-lun-2": {"status": 3.0}}
+    pool = by_tag(result, "pool", "pool")["1"]
+    assert pool["size_bytes"] == 100 * 2**30 and pool["used_bytes"] == 40 * 2**30 and pool["free_bytes"] == 55 * 2**30
+
+
+def test_netapp_recording_volumes_in_bytes_and_filer_counters(sim):
+    from collectors.discovery import discover
+
+    found = aio.run(discover(target(sim, "netapp"), registry(), engine="fast"))
+    assert found.profile == "netapp-ontap"
+    result = two_polls(sim, "netapp", "netapp-ontap")
+    volumes = by_tag(result, "volume", "volume")
+    assert volumes["aggr1sas"]["size_bytes"] == 16949235920 * 1024  # df64TotalKBytes, kilobytes
+    assert volumes["aggr1sas"]["used_bytes"] == 10464239496 * 1024
+    assert not [v for v in volumes if ".snapshot" in v]
+    system = next(s.fields for s in result.samples if s.measurement == "system" and "cpu_util" in s.fields)
+    assert system["cpu_util"] == 22.0
+    assert result.errors == []
+
+
+def test_forecast_of_known_series():
+    day = 86400
+    growing = [(d * day, 40 + d, 100) for d in range(31)]  # 70 % used now, one point a day
+    found = forecast(growing)
+    assert 28 <= found.days_low <= found.days_high <= 32 and found.text.startswith("full in")
+    noisy = [(d * day / 4, 40 + d / 4 + (0.4 if d % 3 else -0.6), 100) for d in range(121)]
+    found = forecast(noisy)
+    assert 28 <= found.days_low <= 30 <= found.days_high <= 32
+    assert forecast([(d * day, 55.0, 100) for d in range(31)]).text == "not growing"
+    assert forecast([(d * day / 4, 55 + (0.5 if d % 2 else -0.5), 100) for d in range(121)]).text == "not growing"
+    assert forecast([(0, 10, 100), (day, 11, 100)]).text == "not enough history for a forecast"
+
+
+def l2(sim: Agent, community: str, fdb: bool = True):
+    return aio.run(read_l2(open_session(target(sim, community), "fast"), fdb=fdb))
+
+
+def test_l2_views_read_macs_fdb_and_lldp(sim):
+    array = l2(sim, "array", fdb=False)
+    assert [p.mac for p in array.ports.values()] == [f"00:09:8a:07:00:{i:02x}" for i in (1, 2, 3, 4)]
+    switch = l2(sim, "both")
+    learned = {(e.mac, e.port) for e in switch.fdb}
+    assert ("00:09:8a:07:00:01", "1/g7") in learned and ("00:09:8a:07:00:04", "1/g10") in learned
+    assert {e.vlan for e in switch.fdb if e.mac.startswith("00:09:8a")} == {100}  # from Q-BRIDGE-MIB
+    assert switch.chassis_id == "00:1e:c9:00:00:00" and switch.sys_name == "sw-both"
+    neighbour = next(n for n in switch.neighbours if n.local_port == "1/g8")
+    assert (neighbour.sys_name, neighbour.port_id, neighbour.port_desc) == ("eql-path", "00:09:8a:07:00:02", "eth1")
+    assert l2(sim, "fdbonly").neighbours == [] and l2(sim, "lldponly").fdb == []
+
+
+def test_l2_view_of_a_real_switch_recording(tmp_path):
+    """BRIDGE-MIB as a real HPE ProCurve serves it (snmpsim-data): every learned MAC on a named port."""
+    recording = DATA / "network" / "switch" / "hpe-procurve-516733-b21.snmprec.bz2"
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "procurve.snmprec").write_bytes(bz2.decompress(recording.read_bytes()))
+    port = free_udp_port()
+    process = services.start_snmpsim(tmp_path / "data", port, tmp_path / "log", name="snmpsim-procurve")
+    try:
+        view = aio.run(read_l2(open_session(SnmpTarget("127.0.0.1", port, community="procurve", timeout=3), "fast")))
+    finally:
+        process.stop()
+    assert len(view.fdb) > 10
+    assert all(len(e.mac) == 17 and e.mac.count(":") == 5 for e in view.fdb)
+    names = {p.name for p in view.ports.values()}
+    assert {e.port for e in view.fdb} <= names
+
+
+def devices(sim: Agent, switch: str) -> tuple[Device, Device]:
+    array = Device.objects.create(
+        name="eql-path", host="127.0.0.1", port=sim.port, community="array", profile="dell-equallogic", timeout_s=3
+    )
+    other = Device.objects.create(
+        name=switch, host="127.0.0.1", port=sim.port, community=switch, profile="dell-powerconnect-62xx", timeout_s=3
+    )
+    return array, other
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("switch", "fdb", "lldp"), [("fdbonly", True, False), ("lldponly", False, True), ("both", True, True)]
+)
+def test_the_path_is_found_from_fdb_alone_lldp_alone_and_both(sim, switch, fdb, lldp):
+    array, other = devices(sim, switch)
+    summary = refresh_paths()
+    assert (summary.arrays, summary.switches, summary.links) == (1, 1, 4)
+    links = {(link.array_port, link.switch_port): link for link in PathLink.objects.filter(array=array, switch=other)}
+    assert set(links) == {("eth0", "1/g7"), ("eth1", "1/g8"), ("eth2", "1/g9"), ("eth3", "1/g10")}
+    assert {(link.via_fdb, link.via_lldp) for link in links.values()} == {(fdb, lldp)}
+    assert links[("eth0", "1/g7")].mac == "00:09:8a:07:00:01"
+    refresh_paths()  # learning again replaces, never doubles
+    assert PathLink.objects.filter(array=array).count() == 4
+
+
+@pytest.mark.django_db
+def test_uplinks_towards_another_switch_are_not_the_array_edge(sim):
+    """Both switches learned the array's MACs; the access switch names them on 1/g7.., the other only through the
+    port where it sees the access switch (its LLDP neighbour): that port is transit, not the array's edge."""
+    from monitor.storage.pathfind import find_paths
+
+    array, access, core = l2(sim, "array", fdb=False), l2(sim, "both"), l2(sim, "both")
+    core.sys_name, core.chassis_id = "core", "00:1e:c9:ff:ff:00"
+    core.fdb = [type(e)(e.mac, "1/xg1", e.vlan) for e in access.fdb]  # everything learned through the uplink
+    core.neighbours = [
+        type(n)("1/xg1", "00:1e:c9:00:00:00", "1/xg1", False, "", "sw-both") for n in access.neighbours[:1]
+    ]
+    access.neighbours = [n for n in access.neighbours]
+    links = find_paths({"a": array}, {"access": access, "core": core})
+    assert {(link.switch, link.switch_port) for link in links} == {("access", f"1/g{n}") for n in (7, 8, 9, 10)}
+
+
+def test_profiles_with_new_fields_refuse_bad_ones_naming_file_and_field(tmp_path):
+    broken = {
+        "unit.yaml": "name: unit\ntables:\n  - name: volumes\n    measurement: volume\n    tags: [{name: volume, index: 0}]\n"
+        "    metrics:\n      - {name: a, column: 1.3.6.1.4.1.1.1, type: counter}\n"
+        "      - {name: b, type: ratio, numerator: a, denominator: a, unit_check: {gauge: g, units: {us: 0.001}}}\n",
+        "sum.yaml": "name: sum\nmetrics:\n  - {name: total, type: sum, parts: [x]}\n",
+        "order.yaml": "name: order\nmetrics:\n  - {name: a, oid: 1.3.6.1.2.1.1.3.0}\n"
+        "  - {name: q, type: quotient, numerator: a, denominator: s}\n  - {name: s, type: sum, parts: [a, a]}\n",
+        "pause.yaml": "name: pause\ninterfaces: {counters: [pause, jumbo]}\n",
+    }
+    for name, text in broken.items():
+        (tmp_path / name).write_text(text)
+    _, errors = load_profiles_collecting([BUILTIN_DIR, tmp_path])
+    text = "\n".join(errors)
+    assert "unit.yaml: tables[0].metrics[1].unit_check.units: needs at least 2 entries" in text
+    assert "sum.yaml: metrics[0]: parts: a sum needs the names of two or more other metrics" in text
+    assert "order.yaml: metrics.q: 's' is derived too and must be declared before it" in text
+    assert "pause.yaml: interfaces.counters: 'jumbo' is not one of errors, discards, unicast, broadcast, pause" in text
+    assert len(errors) == 4  # the shipped profiles, new arrays included, are valid
