@@ -288,8 +288,9 @@ def test_uplinks_towards_another_switch_are_not_the_array_edge(sim):
 
 def test_profiles_with_new_fields_refuse_bad_ones_naming_file_and_field(tmp_path):
     broken = {
-        "unit.yaml": "name: unit\ntables:\n  - name: volumes\n    measurement: volume\n    tags: [{name: volume, index: 0}]\n"
-        "    metrics:\n      - {name: a, column: 1.3.6.1.4.1.1.1, type: counter}\n"
+        "unit.yaml": "name: unit\ntables:\n  - name: volumes\n    measurement: volume\n"
+        "    tags: [{name: volume, index: 0}]\n    metrics:\n"
+        "      - {name: a, column: 1.3.6.1.4.1.1.1, type: counter}\n"
         "      - {name: b, type: ratio, numerator: a, denominator: a, unit_check: {gauge: g, units: {us: 0.001}}}\n",
         "sum.yaml": "name: sum\nmetrics:\n  - {name: total, type: sum, parts: [x]}\n",
         "order.yaml": "name: order\nmetrics:\n  - {name: a, oid: 1.3.6.1.2.1.1.3.0}\n"
