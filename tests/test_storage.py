@@ -306,3 +306,46 @@ def test_profiles_with_new_fields_refuse_bad_ones_naming_file_and_field(tmp_path
     assert "order.yaml: metrics.q: 's' is derived too and must be declared before it" in text
     assert "pause.yaml: interfaces.counters: 'jumbo' is not one of errors, discards, unicast, broadcast, pause" in text
     assert len(errors) == 4  # the shipped profiles, new arrays included, are valid
+
+
+@pytest.mark.django_db
+def test_the_array_page_ranks_volumes_and_forecasts_their_capacity(clean_backends, client, admin_user):
+    """Thirty days of 5-minute windows planted: vol-a grows a point a day to 70 % used, vol-b is flat; vol-b is
+    the busier and vol-a the slower; the page ranks and forecasts them."""
+    from django.conf import settings
+    from influxdb_client.client.write_api import SYNCHRONOUS
+
+    from monitor.timeseries import client as tsclient
+
+    device = Device.objects.create(name="arr", host="127.0.0.1", community="x", profile="dell-equallogic")
+    now = int(time.time()) // 300 * 300
+    lines = []
+    for step in range(0, 30 * 288, 72):  # every 6 hours for 30 days
+        t = now - 30 * 86400 + step * 300
+        days = (t - (now - 30 * 86400)) / 86400
+        for volume, used, iops, ms in (("vol-a", 40 + days, 100.0, 12.0), ("vol-b", 55.0, 900.0, 2.0)):
+            fields = {"used_bytes": used * 1e9, "size_bytes": 100e9, "read_iops": iops, "read_latency_ms": ms}
+            text = ",".join(f"{k}_mean={v},{k}_sum={v},{k}_count=1i,{k}_max={v}" for k, v in fields.items())
+            lines.append(f"volume,device={device.pk},volume={volume} {text} {t}")
+    tsclient.client().write_api(write_options=SYNCHRONOUS).write(
+        bucket=f"{settings.INFLUXDB_BUCKET}_5m", org=settings.INFLUXDB_ORG, record=lines, write_precision="s"
+    )
+    client.force_login(admin_user)
+    response = client.get(f"/storage/arrays/{device.pk}/?start=now-20d&end=now")
+    assert response.status_code == 200
+    summary = response.context["summary"]
+    rows = {r.name: r for r in summary.sections[0][2]}
+    assert 28 <= rows["vol-a"].forecast.days_low <= rows["vol-a"].forecast.days_high <= 32
+    assert rows["vol-b"].forecast.text == "not growing"
+    assert [r.name for r in summary.busiest] == ["vol-b", "vol-a"]
+    assert [r.name for r in summary.slowest] == ["vol-a", "vol-b"]
+    assert [r.name for r in summary.fill_first] == ["vol-a"]
+    assert summary.totals["read_iops"] == pytest.approx(1000.0)
+    assert summary.totals["read_latency_ms"] == pytest.approx((100 * 12 + 900 * 2) / 1000)  # weighted by IOPS
+    html = response.content.decode()
+    assert rows["vol-a"].forecast.text.startswith("full in ") and rows["vol-a"].forecast.text in html
+    assert "not growing" in html
+    assert (
+        client.get(f"/storage/arrays/{Device.objects.create(name='sw', host='h', community='x').pk}/").status_code
+        == 404
+    )

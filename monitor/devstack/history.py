@@ -23,6 +23,9 @@ DAY = 86400
 RAW_DAYS = 14  # the raw bucket's retention: older history is written as rollups only
 BUSY = ("interface", "volume", "disk_io", "member")  # measurements whose figures follow the working day
 SKIP = {"uptime_s"}  # climbs on its own; a made-up past would contradict the agent
+# Levels and shares, not amounts of work: they do not follow the working day (read share, I/O size, latency...).
+LEVELS = {"read_pct", "avg_io_bytes", "queue_depth", "size_bytes", "free_bytes", "connections", "status", "health"}
+GROWTH_PER_DAY = 0.004  # a volume's used space was this share of its size smaller per day back (the forecast)
 
 
 async def _shape(target: SnmpTarget, key: str, profile: Profile | None) -> list[Sample]:
@@ -49,10 +52,17 @@ def past(sample: Sample, t: float, rng: random.Random) -> Sample | None:
     if busy and (t + seed * 37) % DAY < 60:  # one minute a day at three times the usual: zoom keeps it
         factor *= 3.0
     fields = {}
+    days_back = max(0.0, (time.time() - t) / DAY)
     for name, value in sample.fields.items():
         if name in SKIP:
             continue
-        fields[name] = value * factor if type(value) is float else value
+        if name == "used_bytes" and "size_bytes" in sample.fields:
+            grown = GROWTH_PER_DAY * (seed % 3) * days_back * sample.fields["size_bytes"]  # some grow, some do not
+            fields[name] = max(0.0, value - grown)
+        elif name in LEVELS or name.endswith("_latency_ms") or type(value) is not float:
+            fields[name] = value
+        else:
+            fields[name] = value * factor
     return Sample(sample.measurement, dict(sample.tags), fields, t) if fields else None
 
 
