@@ -103,8 +103,19 @@ def scalar_oids(profile: Profile) -> list[str]:
     return [oid for m in profile.scalars for oid in m.oids]
 
 
-def _columns(table: Table) -> list[str]:
+def _row_columns(table: Table) -> list[str]:
+    """The columns whose rows are the table's rows: its metrics' and tags' (not the other tables of lookups)."""
     return sorted({oid for m in table.metrics for oid in m.oids} | {t.column for t in table.tags if t.column})
+
+
+def _columns(table: Table) -> list[str]:
+    """Every column to walk, the one that times the rows first: the first counter's, so a row's rates are timed
+    by the answer that carried its counters (a wide table's columns come back in several answers)."""
+    rows = _row_columns(table)
+    counters = [oid for m in table.metrics if m.type == "counter" for oid in m.oids]
+    first = min(counters) if counters else rows[0]
+    lookups = sorted({t.lookup_column for t in table.tags if t.lookup_column} - set(rows))
+    return [first, *(c for c in rows if c != first), *lookups]
 
 
 async def _walk_tables(session: Session, tables: tuple[Table, ...], ctx: _Context, report: MetricReport) -> list:
@@ -114,7 +125,7 @@ async def _walk_tables(session: Session, tables: tuple[Table, ...], ctx: _Contex
         return []
     before = ctx.previous.rows if ctx.previous is not None and not ctx.rebooted else {}
     plan = [(table, _columns(table)) for table in tables]
-    expected = {c: before[t.name] for t, cols in plan if t.name in before for c in cols}
+    expected = {c: before[t.name] for t, _ in plan if t.name in before for c in _row_columns(t)}
     times: dict[str, dict] = {cols[0]: {} for _, cols in plan}
     try:
         columns = list(dict.fromkeys(c for _, cols in plan for c in cols))
@@ -150,15 +161,17 @@ class _Context:
 def _table_samples(
     table: Table, walked: dict, times: dict, device_key: str, ctx: _Context, report: MetricReport
 ) -> None:
-    rows = sorted({index for column in walked.values() for index in column})
+    own = set(_row_columns(table))
+    rows = sorted({index for column, values in walked.items() if column in own for index in values})
     ctx.state.rows[table.name] = len(rows)
     if not rows:
         report.missing.append(f"{table.name}: no rows")
         return
     last = max(times.values(), default=ctx.read_at)
+    lookups = {t.name: _lookup(walked.get(t.lookup_column, {}), t.lookup_part) for t in table.tags if t.lookup_column}
     checked: list[tuple[dict, dict]] = []  # (every field of a row, its sample's fields) for unit checks
     for index in rows:
-        tags = _row_tags(table, walked, index)
+        tags = _row_tags(table, walked, index, lookups)
         if tags is None or (table.skip is not None and table.skip.search(next(iter(tags.values()), ""))):
             continue
         ctx.read_at = times.get(index, last)  # this row's counters were read when its answer came
@@ -210,9 +223,26 @@ def _check_units(
         report.samples.append(Sample("latency_check", tags, evidence, ctx.read_at))
 
 
-def _row_tags(table: Table, walked: dict, index: tuple[int, ...]) -> dict[str, str] | None:
+def _lookup(column: dict, part: int) -> dict[int, str]:
+    """{number at `part` of a row's index: that row's text} of a lookup's column."""
+    found = {}
+    for index, value in column.items():
+        text = value.printable()
+        if part < len(index) and text:
+            found[index[part]] = text
+    return found
+
+
+def _row_tags(table: Table, walked: dict, index: tuple[int, ...], lookups: dict) -> dict[str, str] | None:
     tags = {}
     for tag in table.tags:
+        if tag.lookup_column:  # a number pointing into another table: its text there, else the number itself
+            value = walked[tag.column].get(index)
+            if value is None or value.kind not in NUMERIC:
+                continue  # no such column on this device (or no number in it): no tag rather than a wrong one
+            number = int(value.value)
+            tags[tag.name] = tag_value(lookups[tag.name].get(number) or str(number))
+            continue
         if tag.column:
             value = walked[tag.column].get(index)
             text = value.printable() if value is not None else ""

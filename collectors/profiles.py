@@ -54,11 +54,14 @@ class Metric:
 
 @dataclass(frozen=True)
 class Tag:
-    """A tag that identifies a table row: from a column's text, or from the row index."""
+    """A tag of a table row: from a column's text, from the row index, or (`lookup_column`) the text that another
+    table's column holds in the row whose index, at `lookup_part`, is this column's number."""
 
     name: str
     column: str = ""
     index_part: int | None = None
+    lookup_column: str = ""
+    lookup_part: int = 0
 
 
 @dataclass(frozen=True)
@@ -231,7 +234,16 @@ def _table(data: TableFile, where: str) -> Table:
     metrics = tuple(_metric(m, f"{where}.metrics[{i}]", scalar=False) for i, m in enumerate(data.metrics))
     _check_unique([m.name for m in metrics], f"{where}.metrics")
     _check_parts(metrics, f"{where}.metrics")
-    tags = tuple(Tag(t.name, t.column or "", t.index if t.column is None else None) for t in data.tags)
+    tags = tuple(
+        Tag(
+            t.name,
+            t.column or "",
+            t.index if t.column is None else None,
+            t.lookup.column if t.lookup else "",
+            t.lookup.index if t.lookup else 0,
+        )
+        for t in data.tags
+    )
     return Table(
         name=data.name,
         measurement=data.measurement,

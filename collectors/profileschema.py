@@ -143,10 +143,21 @@ class MetricFile(_Strict):
         return [one] if one else list(many)
 
 
+class LookupFile(_Strict):
+    """A tag whose column holds a number that points into another table: the text of that table's `column`
+    in the row whose index, at position `index`, is that number (a volume's pool index -> the pool's name)."""
+
+    column: str
+    index: int = Field(default=0, ge=0)
+
+    v_column = field_validator("column", mode="before")(lambda cls, v: _oid(v))
+
+
 class TagFile(_Strict):
     name: str
     column: str | None = None
     index: int | None = None
+    lookup: LookupFile | None = None
 
     v_name = field_validator("name", mode="before")(lambda cls, v: _snake(v))
     v_column = field_validator("column", mode="before")(lambda cls, v: None if v is None else _oid(v))
@@ -155,6 +166,8 @@ class TagFile(_Strict):
     def _source(self) -> TagFile:
         if self.column is None and self.index is None:
             raise ValueError("needs `column` (an OID) or `index` (a position in the row index)")
+        if self.lookup is not None and self.column is None:
+            raise ValueError("lookup: needs `column`, the number to look up")
         return self
 
 
@@ -176,6 +189,16 @@ class TableFile(_Strict):
     v_name = field_validator("name", mode="before")(lambda cls, v: _snake(v))
     v_measurement = field_validator("measurement", mode="before")(lambda cls, v: _measurement(v))
     v_skip = field_validator("skip", mode="before")(lambda cls, v: _regex(v))
+
+    @field_validator("static_tags", mode="before")
+    @classmethod
+    def _texts(cls, value: object) -> object:
+        """Tag values are text: `slot: 1` is the tag "1", as before the schema."""
+        if isinstance(value, dict):
+            return {
+                k: str(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v for k, v in value.items()
+            }
+        return value or {}
 
 
 class MatchFile(_Strict):

@@ -30,6 +30,7 @@ class Row:
 
     name: str
     figures: dict[str, float] = field(default_factory=dict)
+    volumes: int = 0  # a pool's volumes, whose figures make its own where the device serves none for the pool
     used_bytes: float | None = None
     size_bytes: float | None = None
     forecast: Forecast = field(default_factory=lambda: Forecast("no capacity data"))
@@ -88,6 +89,7 @@ def array_summary(device: str, start: datetime, end: datetime) -> ArraySummary:
         if rows:
             sections.append((measurement, title, rows))
     volumes = next((rows for m, _, rows in sections if m == "volume"), [])
+    _pool_figures(sections, volumes, ts.volume_pools(device, start, end))
     return ArraySummary(
         sections=sections,
         totals=_totals(volumes),
@@ -99,6 +101,31 @@ def array_summary(device: str, start: datetime, end: datetime) -> ArraySummary:
             :RANKED
         ],
     )
+
+
+def _pool_figures(sections: list, volumes: list[Row], pools: dict[str, str]) -> None:
+    """Each pool's I/O from its volumes (IOPS, MB/s and queue depth add up, latency weighted by IOPS), where the
+    device serves none for the pool itself; a pool only its volumes name gets a row too."""
+    members: dict[str, list[Row]] = {}
+    for row in volumes:
+        if row.name in pools:
+            members.setdefault(pools[row.name], []).append(row)
+    if not members:
+        return
+    section = next((s for s in sections if s[0] == "pool"), None)
+    if section is None:
+        section = ("pool", "Pools", [])
+        sections.append(section)
+    rows = {row.name: row for row in section[2]}
+    for pool, found in sorted(members.items()):
+        row = rows.get(pool)
+        if row is None:
+            row = rows[pool] = Row(pool)
+            section[2].append(row)
+        row.volumes = len(found)
+        totals = {k: v for k, v in _totals(found).items() if v is not None}
+        row.figures = totals | row.figures  # the device's own pool figures win
+    section[2].sort(key=lambda r: r.name)
 
 
 def _totals(volumes: list[Row]) -> dict[str, float | None]:
@@ -125,4 +152,5 @@ def _totals(volumes: list[Row]) -> dict[str, float | None]:
         "write_latency_ms": weighted("write_latency_ms", "write_iops"),
         "read_pct": 100.0 * (reads or 0) / ops if ops else None,
         "avg_io_bytes": ((read_bps or 0) + (write_bps or 0)) / ops if ops else None,
+        "queue_depth": total("queue_depth"),  # outstanding I/Os add up
     }

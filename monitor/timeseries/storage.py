@@ -1,5 +1,6 @@
-"""Queries for the storage pages (plain data out): means per volume, member or pool over a range, capacity history
-for the forecast, and the series of the iSCSI path page on one time axis. Values travel as parameters."""
+"""Queries for the storage pages (plain data out): means per volume, member or pool over a range, each volume's
+pool, capacity history for the forecast, and the series of the iSCSI path page on one time axis. Values travel as
+parameters."""
 
 from __future__ import annotations
 
@@ -85,6 +86,24 @@ def windows(
         key = (table.group.get(tag, ""), stored.get(table.group["_field"], table.group["_field"]))
         found[key] = [(t, v) for t, v in table.rows if t is not None and v is not None and math.isfinite(v)]
     return found, step
+
+
+def volume_pools(device: str, start: datetime, end: datetime) -> dict[str, str]:
+    """{volume: pool} of this device's volumes whose samples in the range name their pool (the latest naming)."""
+    tier = tiers.finest_holding(start, datetime.now(timezone.utc))
+    params = {"p_bucket": tier.bucket, "p_start": start, "p_stop": end, "p_device": device}
+    script = (
+        "from(bucket: p_bucket) |> range(start: p_start, stop: p_stop)\n"
+        '  |> filter(fn: (r) => r._measurement == "volume" and r.device == p_device and exists r.pool)\n'
+        '  |> last() |> toFloat() |> keep(columns: ["_time", "_value", "volume", "pool"])\n'
+    )
+    latest: dict[str, tuple[int, str]] = {}
+    for table in run(script, params):
+        volume, pool = table.group.get("volume", ""), table.group.get("pool", "")
+        for t, _ in table.rows:
+            if volume and pool and (volume not in latest or (t or 0) > latest[volume][0]):
+                latest[volume] = (t or 0, pool)
+    return {volume: pool for volume, (_, pool) in latest.items()}
 
 
 def capacity_history(
