@@ -1,6 +1,7 @@
 """What a device says about its layer 2 neighbourhood: its ports' MACs, its forwarding table and its LLDP neighbours.
 
 Read through the session interface (collectors/sessions.py), so any engine serves it. Sources, all standard:
+- SNMPv2-MIB sysName.0 and BRIDGE-MIB dot1dBaseBridgeAddress (1.3.6.1.2.1.17.1.1.0): names a neighbour may give;
 - IF-MIB ifPhysAddress (1.3.6.1.2.1.2.2.1.6) with ifName / ifDescr: each port's MAC;
 - BRIDGE-MIB dot1dTpFdbTable (1.3.6.1.2.1.17.4.3.1: .2 port, .3 status, indexed by the MAC) and Q-BRIDGE-MIB
   dot1qTpFdbTable (1.3.6.1.2.1.17.7.1.2.2.1: .2 port, .3 status, indexed by FDB id and MAC), whose bridge ports
@@ -18,6 +19,8 @@ from collectors.sessions import Session
 from collectors.snmptypes import SnmpError, SnmpValue
 from collectors.tags import tag_value
 
+SYS_NAME = "1.3.6.1.2.1.1.5.0"
+BRIDGE_ADDRESS = "1.3.6.1.2.1.17.1.1.0"  # dot1dBaseBridgeAddress: the bridge's own MAC, often its LLDP chassis id
 IF_DESCR = "1.3.6.1.2.1.2.2.1.2"
 IF_PHYS_ADDRESS = "1.3.6.1.2.1.2.2.1.6"
 IF_NAME = "1.3.6.1.2.1.31.1.1.1.1"
@@ -78,8 +81,9 @@ class L2View:
     ports: dict[int, L2Port] = field(default_factory=dict)
     fdb: list[FdbEntry] = field(default_factory=list)
     neighbours: list[Neighbour] = field(default_factory=list)
-    chassis_id: str = ""
-    sys_name: str = ""
+    chassis_id: str = ""  # LLDP's local chassis id (a MAC as aa:bb:..)
+    sys_name: str = ""  # LLDP's local sysName, else SNMPv2-MIB sysName.0
+    bridge_mac: str = ""  # BRIDGE-MIB dot1dBaseBridgeAddress
     errors: list[str] = field(default_factory=list)
 
     def port_by_mac(self) -> dict[str, str]:
@@ -106,10 +110,13 @@ async def read_l2(session: Session, fdb: bool = True, lldp: bool = True) -> L2Vi
     """Ports and MACs, then (when asked) the forwarding tables and LLDP; a failing part costs only itself."""
     view = L2View()
     try:
+        system = await session.get([SYS_NAME, BRIDGE_ADDRESS])
         table = await session.walk([IF_NAME, IF_DESCR, IF_PHYS_ADDRESS], 10_000)
     except SnmpError as exc:
         view.errors.append(f"interfaces: {exc}")
         return view
+    view.sys_name = _text(system.get(SYS_NAME))
+    view.bridge_mac = mac_text(system.get(BRIDGE_ADDRESS))
     for index in sorted({i for column in table.values() for i in column if len(i) == 1}):
         name = table[IF_NAME].get(index)
         descr = table[IF_DESCR].get(index)
@@ -164,7 +171,7 @@ async def _read_lldp(session: Session, view: L2View) -> None:
         return
     subtype = local[LLDP_LOC_CHASSIS_SUBTYPE]
     view.chassis_id = _id_text(local[LLDP_LOC_CHASSIS_ID], subtype, CHASSIS_MAC)
-    view.sys_name = local[LLDP_LOC_SYS_NAME].printable()
+    view.sys_name = _text(local[LLDP_LOC_SYS_NAME]) or view.sys_name
     names = {p.name for p in view.ports.values()}
     by_mac = view.port_by_mac()
     local_ports: dict[int, str] = {}
@@ -204,7 +211,7 @@ def _local_port(view, number, port_id, kind, desc, names, by_mac) -> str:
         return by_mac[mac_text(port_id)]
     if text in names:
         return text
-    if subtype == PORT_LOCAL and text.isdigit() and int(text) in view.ports:
+    if subtype == PORT_LOCAL and text.isascii() and text.isdigit() and int(text) in view.ports:
         return view.ports[int(text)].name
     described = desc.printable() if desc is not None else ""
     if described in names:

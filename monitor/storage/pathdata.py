@@ -1,12 +1,15 @@
 """The path page's data: for one window, on one time axis, a volume's latency and IOPS, the array's ports and the
 switch ports on its path (utilisation, discards, errors, pause frames), each switch port marked when it ran near
-line rate or discarded. Plain data; the page draws it with Chart.js (static/js/path.js)."""
+line rate or discarded. Every point is the largest sample of its step, so a spike survives a week's view. Plain
+data; the page draws it with Chart.js (static/js/path.js)."""
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
 from datetime import datetime
+
+from django.db.models import QuerySet
 
 from monitor.models import Device, Interface
 from monitor.storage.models import HeatmapLevels, PathLink
@@ -30,12 +33,15 @@ def slowest_volume(array: Device, start: datetime, end: datetime) -> str:
     return max(worst, key=lambda v: worst[v]) if worst else ""
 
 
-def path_data(array: Device, volume: str, start: datetime, end: datetime, points: int) -> dict:
-    """Everything the path page draws for [start, end] (`points` columns at most)."""
+def path_data(
+    array: Device, volume: str, start: datetime, end: datetime, points: int, switches: QuerySet | None = None
+) -> dict:
+    """Everything the path page draws for [start, end] (`points` columns at most); `switches`: the devices the
+    reader may see (a switch outside it is left off the path)."""
     every = max(array.poll_interval_s, math.ceil((end - start).total_seconds() / max(points, 2)))
     volume = volume or slowest_volume(array, start, end)
     found, step = ts.windows(
-        "volume", str(array.pk), "volume", [volume] if volume else [], VOLUME_FIELDS, start, end, every
+        "volume", str(array.pk), "volume", [volume] if volume else [], VOLUME_FIELDS, start, end, every, peaks=True
     )
     volumes = sorted(
         {v for v, _ in ts.means("volume", str(array.pk), "volume", ["read_iops"], start, end)} | ({volume} - {""})
@@ -57,10 +63,13 @@ def path_data(array: Device, volume: str, start: datetime, end: datetime, points
             [("Read", _points(found, (volume, "read_iops"))), ("Write", _points(found, (volume, "write_iops")))],
         ),
     ]
-    links = list(PathLink.objects.filter(array=array).select_related("switch").order_by("switch__name", "switch_port"))
+    links = PathLink.objects.filter(array=array).select_related("switch").order_by("switch__name", "switch_port")
+    links = list(links if switches is None else links.filter(switch__in=switches))
     array_ports = sorted({link.array_port for link in links})
     if array_ports:
-        own, _ = ts.windows("interface", str(array.pk), "port", array_ports, ["in_bps", "out_bps"], start, end, every)
+        own, _ = ts.windows(
+            "interface", str(array.pk), "port", array_ports, ["in_bps", "out_bps"], start, end, every, peaks=True
+        )
         series = []
         for port in array_ports:
             series += [(f"{port} in", _points(own, (port, "in_bps"))), (f"{port} out", _points(own, (port, "out_bps")))]
@@ -98,17 +107,8 @@ def _switch_ports(links: list[PathLink], start: datetime, end: datetime, every: 
         names = sorted({link.switch_port for link in switch_links})
         speeds = dict(Interface.objects.filter(device=switch, name__in=names).values_list("name", "speed_bps"))
         key = str(switch.pk)
-        means, _ = ts.windows("interface", key, "port", names, ["in_bps", "out_bps", *COUNT_FIELDS], start, end, every)
         peaks, _ = ts.windows(
-            "interface",
-            key,
-            "port",
-            names,
-            ["in_bps", "out_bps", "in_discards", "out_discards"],
-            start,
-            end,
-            every,
-            peaks=True,
+            "interface", key, "port", names, ["in_bps", "out_bps", *COUNT_FIELDS], start, end, every, True
         )
         for name in names:
             speed = speeds.get(name) or 0
@@ -116,21 +116,21 @@ def _switch_ports(links: list[PathLink], start: datetime, end: datetime, every: 
             if speed:
                 for direction in ("in", "out"):
                     util_series.append(
-                        (f"{label} {direction}", _points(means, (name, f"{direction}_bps"), 100.0 / speed))
+                        (f"{label} {direction}", _points(peaks, (name, f"{direction}_bps"), 100.0 / speed))
                     )
             for field in COUNT_FIELDS:
-                if means.get((name, field)) and any(v for _, v in means[(name, field)]):
+                if peaks.get((name, field)) and any(v for _, v in peaks[(name, field)]):
                     count_series.append(
-                        (f"{label} {field.replace('_pps', '').replace('_', ' ')}", _points(means, (name, field)))
+                        (f"{label} {field.replace('_pps', '').replace('_', ' ')}", _points(peaks, (name, field)))
                     )
             peak_bps = max((v for f in ("in_bps", "out_bps") for _, v in peaks.get((name, f), [])), default=None)
             peak_util = 100.0 * peak_bps / speed if speed and peak_bps is not None else None
             discards = max(
                 (v for f in ("in_discards", "out_discards") for _, v in peaks.get((name, f), [])), default=0.0
             )
-            errors = max((v for f in ("in_errors", "out_errors") for _, v in means.get((name, f), [])), default=0.0)
+            errors = max((v for f in ("in_errors", "out_errors") for _, v in peaks.get((name, f), [])), default=0.0)
             pause = max(
-                (v for f in ("in_pause_pps", "out_pause_pps") for _, v in means.get((name, f), [])), default=None
+                (v for f in ("in_pause_pps", "out_pause_pps") for _, v in peaks.get((name, f), [])), default=None
             )
             marks = []
             if peak_util is not None and peak_util >= NEAR_LINE_RATE_PCT:

@@ -55,9 +55,9 @@ def find_paths(arrays: dict[str, L2View], switches: dict[str, L2View]) -> list[L
 
 
 def _identity(view: L2View) -> set[str]:
-    """What identifies a device to its neighbours: chassis id, sysName and its ports' MACs (lower case)."""
-    found = {view.chassis_id.lower(), view.sys_name.lower()} | {p.mac for p in view.ports.values() if p.mac}
-    return found - {""}
+    """What identifies a device to its neighbours: chassis id, bridge MAC, sysName and its ports' MACs (lower case)."""
+    found = {view.chassis_id.lower(), view.bridge_mac.lower(), view.sys_name.lower()}
+    return (found | {p.mac for p in view.ports.values() if p.mac}) - {""}
 
 
 def _transit_ports(switches: dict[str, L2View]) -> dict[str, set[str]]:

@@ -88,10 +88,13 @@ async def _read_all(devices: list[tuple[Device, bool]]) -> dict[Device, L2View]:
 
     async def one(device: Device, array: bool) -> tuple[Device, L2View]:
         async with limit:
-            session = open_session(device.snmp_target(), settings.MONITOR_SNMP_ENGINE)
             try:
+                session = open_session(device.snmp_target(), settings.MONITOR_SNMP_ENGINE)
                 return device, await read_l2(session, fdb=not array, lldp=True)
             except SnmpError as exc:
                 return device, L2View(errors=[str(exc)])
+            except Exception as exc:  # an answer no reader expected costs this device only, never the refresh
+                log.warning("paths: reading %s failed: %s", device.pk, type(exc).__name__, exc_info=True)
+                return device, L2View(errors=[f"unreadable answer ({type(exc).__name__})"])
 
     return dict(await asyncio.gather(*(one(d, a) for d, a in devices)))

@@ -31,6 +31,12 @@ def _array(request: HttpRequest, device_id: int) -> Device:
     return device
 
 
+def _links(request: HttpRequest, array: Device):
+    """The array's path links through the switches this reader may see."""
+    visible = access_for(request).devices()
+    return PathLink.objects.filter(array=array, switch__in=visible).select_related("switch")
+
+
 @login_required
 @require_GET
 def array_page(request: HttpRequest, device_id: int) -> HttpResponse:
@@ -38,7 +44,7 @@ def array_page(request: HttpRequest, device_id: int) -> HttpResponse:
     device = _array(request, device_id)
     context: dict = {"device": device, **range_context(request)}
     context["units"] = LatencyUnit.objects.filter(device=device)
-    context["links"] = PathLink.objects.filter(array=device).select_related("switch")
+    context["links"] = _links(request, device)
     context["warning_ms"], context["problem_ms"] = HeatmapLevels.for_device(device.pk)
     try:
         window = parse_range(request.GET.get("start"), request.GET.get("end"), request.GET.get("range"))
@@ -58,7 +64,7 @@ def path_page(request: HttpRequest, device_id: int) -> HttpResponse:
     """A window of a volume's latency with the array's ports and the switch ports on its path (static/js/path.js)."""
     device = _array(request, device_id)
     context = {"device": device, "volume": request.GET.get("volume", "")[:255], **range_context(request)}
-    context["links"] = PathLink.objects.filter(array=device).select_related("switch")
+    context["links"] = _links(request, device)
     return render(request, "storage/path.html", context)
 
 
@@ -78,7 +84,7 @@ def path_api(request: HttpRequest, device_id: int) -> HttpResponse:
     if len(volume) > 255:
         return json_error(400, "volume: at most 255 characters")
     try:
-        data = path_data(device, volume, window.start, window.end, points)
+        data = path_data(device, volume, window.start, window.end, points, access_for(request).devices())
     except Exception as exc:
         log.warning("path data for device %s failed: %s", device.pk, type(exc).__name__, exc_info=True)
         return json_error(503, UNAVAILABLE)

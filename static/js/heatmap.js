@@ -30,7 +30,7 @@
       const data = await response.json();
       if (!response.ok) throw new Error(data.error || response.statusText);
       paint(canvas, data, scale);
-      status.textContent = data.volumes.length ? "highest " + data.max.toFixed(2) + " ms; click a cell for the iSCSI path at that moment" : "No volume latency in this range.";
+      status.textContent = data.volumes.length ? "each cell: the worst sample of its " + data.resolution_s + " s; highest " + data.max.toFixed(2) + " ms; click a cell for the iSCSI path at that moment" : "No volume latency in this range.";
     } catch (err) {
       status.textContent = "Could not load the heatmap: " + err.message;
     }

@@ -111,7 +111,7 @@
       const mark = page.get("mark_start") ? [Number(page.get("mark_start")), Number(page.get("mark_end"))] : null;
       data.charts.forEach(function (spec) { chart(container, spec, range, mark); });
       section.dataset.loaded = "1";
-      status.textContent = "Each point is the mean of " + data.step_s + " s.";
+      status.textContent = "Each point is the largest sample of its " + data.step_s + " s, so a spike is never averaged away.";
     } catch (err) {
       section.dataset.loaded = "error";
       status.textContent = "Could not load the path: " + err.message;

@@ -4,25 +4,29 @@ from __future__ import annotations
 
 from django import template
 
+from monitor.graphs.access import access_for
 from monitor.storage.models import HeatmapLevels, LatencyUnit, PathLink, PathRefresh
 from monitor.storage.paths import is_array
 
 register = template.Library()
 
 
-@register.inclusion_tag("storage/_device_panel_body.html")
-def storage_panel(device) -> dict:
-    """Context for the panel, read here because the device view belongs to another app."""
+@register.inclusion_tag("storage/_device_panel_body.html", takes_context=True)
+def storage_panel(context, device) -> dict:
+    """Context for the panel, read here because the device view belongs to another app; the other end of a link
+    is named only when the reader may see that device."""
+    visible = access_for(context["request"]).devices()
     array = is_array(device)
     warning, problem = HeatmapLevels.for_device(device.pk)
     carried: dict[str, list[PathLink]] = {}
-    for link in PathLink.objects.filter(switch=device).select_related("array"):
+    for link in PathLink.objects.filter(switch=device, array__in=visible).select_related("array"):
         carried.setdefault(link.switch_port, []).append(link)
     reached: dict[tuple[int, str], list[str]] = {}
-    links = list(PathLink.objects.filter(array=device).select_related("switch")) if array else []
+    links = list(PathLink.objects.filter(array=device, switch__in=visible).select_related("switch")) if array else []
     for link in links:
         reached.setdefault((link.switch_id, link.switch.name), []).append(link.switch_port)
     return {
+        "perms": context.get("perms"),
         "device": device,
         "array": array,
         "warning_ms": warning,
