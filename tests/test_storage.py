@@ -65,19 +65,67 @@ def nimble_array() -> fleet.SimDevice:
     return fleet.SimDevice("nimble", "Nimble Storage", "1.3.6.1.4.1.37447.3.1", "nimble-1", [], rows)
 
 
-def storage_center() -> fleet.SimDevice:
-    """A Dell SC: two volumes and one disk folder of 100 GiB, 40 GiB used (DELL-STORAGE-SC-MIB, GiB units)."""
+FREEBSD = "FreeBSD sc1.example.org 10.0-RELEASE-p11 FreeBSD 10.0-RELEASE-p11 #0: src/sys/COMPELLENT amd64"
+
+
+def storage_center(community: str = "sc", old_branch: bool = False) -> fleet.SimDevice:
+    """A Dell SC as its Net-SNMP agent on FreeBSD serves it: two volumes and one disk folder of 100 GiB, 40 GiB
+    used by volumes, 5 allocated, 55 free (DELL-STORAGE-SC-MIB, GiB units); `old_branch`: also the COMPELLENT-MIB
+    branch under 16139, as firmware moving between the two serves both."""
     rows = [
-        (f"{SC}.1.0", "4", "Storage Center"),
+        (f"{SC}.6.0", "2", "3"),  # productIDGlobalStatus ok(3)
         (f"{SC}.26.1.3.1", "2", "1"),
         (f"{SC}.26.1.3.2", "2", "3"),
         (f"{SC}.26.1.4.1", "4", "esx-lun-1"),
         (f"{SC}.26.1.4.2", "4", "esx-lun-2"),
         (f"{SC}.32.1.5.1", "66", "100"),
         (f"{SC}.32.1.6.1", "66", "40"),
+        (f"{SC}.32.1.7.1", "66", "5"),
         (f"{SC}.32.1.8.1", "66", "55"),
     ]
-    return fleet.SimDevice("sc", "Compellent Storage Center", "1.3.6.1.4.1.674.11000.2000.500.1", "sc-1", [], rows)
+    device = fleet.SimDevice(community, FREEBSD, "1.3.6.1.4.1.8072.3.2.8", f"{community}-1", [], rows)
+    if old_branch:
+        device.extra += compellent().extra
+    return device
+
+
+def compellent() -> fleet.SimDevice:
+    """A Compellent on older firmware: COMPELLENT-MIB only (1.3.6.1.4.1.16139.2), a disk folder of 2000 GB with
+    1500 GB used (decimal gigabytes, the only space columns that MIB has) and one volume named in scVolumeName."""
+    old = "1.3.6.1.4.1.16139.2"
+    rows = [
+        (f"{old}.6.0", "2", "3"),
+        (f"{old}.26.1.3.7", "2", "2"),
+        (f"{old}.26.1.4.7", "4", "sql-lun"),
+        (f"{old}.32.1.3.1", "66", "2000"),
+        (f"{old}.32.1.4.1", "66", "1500"),
+    ]
+    return fleet.SimDevice("cml", FREEBSD, "1.3.6.1.4.1.8072.3.2.8", "cml-1", [], rows)
+
+
+def lldp_array() -> fleet.SimDevice:
+    """The demo's EqualLogic serving its own LLDP-MIB: each port's neighbour is switch sw-quiet, named by its
+    sysName, its port given by name (1/g7, 1/g10), by the port's MAC (1/g8) or by a local number with the name
+    in the port description (1/g9)."""
+    array = fleet.equallogic_array("lldparray", "eql-lldp")
+    loc, rem = fleet.LLDP_LOC, fleet.LLDP_REM
+    rows = [(f"{loc}.1.0", "2", "4"), (f"{loc}.2.0", "4x", "00098a070000"), (f"{loc}.3.0", "4", "eql-lldp")]
+    neighbours = {1: ("5", "1/g7", "1/g7"), 2: ("3", "001ec9000008", ""), 3: ("7", "9", "1/g9"), 4: ("5", "1/g10", "")}
+    for port in array.ports:
+        n = port.index
+        subtype, port_id, desc = neighbours[n]
+        rows += [
+            (f"{loc}.7.1.2.{n}", "2", "3"),  # local port id: its MAC
+            (f"{loc}.7.1.3.{n}", "4x", port.mac.replace(":", "")),
+            (f"{rem}.4.0.{n}.1", "2", "4"),
+            (f"{rem}.5.0.{n}.1", "4x", "001ec9000000"),  # the switch's chassis MAC, not one of its ports'
+            (f"{rem}.6.0.{n}.1", "2", subtype),
+            (f"{rem}.7.0.{n}.1", "4x" if subtype == "3" else "4", port_id),
+            (f"{rem}.8.0.{n}.1", "4", desc),
+            (f"{rem}.9.0.{n}.1", "4", "sw-quiet"),
+        ]
+    array.extra += rows
+    return array
 
 
 @pytest.fixture(scope="module")
@@ -92,9 +140,13 @@ def sim(tmp_path_factory):
         "both": fleet.powerconnect_6248("both", "sw-both", busy=False, attached=links),
         "fdbonly": fleet.powerconnect_6248("fdbonly", "sw-fdb", busy=False, attached=links, lldp=False),
         "lldponly": fleet.powerconnect_6248("lldponly", "sw-lldp", busy=False, attached=links, fdb=False),
+        "quiet": fleet.powerconnect_6248("quiet", "sw-quiet", busy=False, fdb=False, lldp=False),
+        "lldparray": lldp_array(),
         "eqlms": milliseconds_array(),
         "nimble": nimble_array(),
         "sc": storage_center(),
+        "scboth": storage_center("scboth", old_branch=True),
+        "cml": compellent(),
     }
     for device in devices.values():
         device.write(root / "data")
@@ -135,6 +187,9 @@ def test_equallogic_metrics_with_their_units_and_the_latency_unit_found(sim):
         assert fields["avg_io_bytes"] == pytest.approx(8192, rel=0.01)
         assert fields["queue_depth"] == pytest.approx(2.0 * v, rel=0.01)
         assert "read_avg_latency_ms" not in fields and "total_iops" not in fields  # helpers are not written
+    pools = {s.tags["volume"]: s.tags.get("pool") for s in result.samples if s.measurement == "volume"}
+    assert pools == {"vmfs-datastore-1": "default", "vmfs-datastore-2": "default", "vmfs-datastore-3": "ssd"}
+    assert set(by_tag(result, "pool", "pool")) == {"default", "ssd"}  # the names volumes are tagged with
     member = by_tag(result, "member", "member")["eql-member-1"]
     assert member["read_iops"] == pytest.approx(600, rel=0.02)
     assert member["read_bps"] == pytest.approx(600 * 8192, rel=0.02)
@@ -178,7 +233,29 @@ def test_storage_center_volumes_and_disk_folder_in_gib(sim):
     result = two_polls(sim, "sc", "dell-storage-sc")
     assert by_tag(result, "volume", "volume") == {"esx-lun-1": {"status": 1.0}, "esx-lun-2": {"status": 3.0}}
     pool = by_tag(result, "pool", "pool")["1"]
-    assert pool["size_bytes"] == 100 * 2**30 and pool["used_bytes"] == 40 * 2**30 and pool["free_bytes"] == 55 * 2**30
+    assert pool["size_bytes"] == 100 * 2**30 and pool["free_bytes"] == 55 * 2**30
+    assert pool["volume_used_bytes"] == 40 * 2**30 and pool["allocated_bytes"] == 5 * 2**30
+    assert pool["used_bytes"] == 45 * 2**30  # no longer free: TotalSpace2 - FreeSpace (= AllocSpace + UsedSpace2)
+
+
+def test_compellent_mib_volumes_and_disk_folder_in_decimal_gigabytes(sim):
+    result = two_polls(sim, "cml", "compellent")
+    assert by_tag(result, "volume", "volume") == {"sql-lun": {"status": 2.0}}  # scVolumeName, scVolumeStatus down
+    pool = by_tag(result, "pool", "pool")["1"]
+    assert pool == {"size_bytes": 2000 * 10**9, "used_bytes": 1500 * 10**9, "free_bytes": 500 * 10**9}
+    assert result.errors == []
+
+
+@pytest.mark.parametrize(
+    ("community", "profile"), [("sc", "dell-storage-sc"), ("scboth", "dell-storage-sc"), ("cml", "compellent")]
+)
+def test_a_storage_center_gets_the_profile_of_the_mib_it_serves(sim, community, profile):
+    """Both Storage Center profiles match the FreeBSD sysDescr; the one whose objects the agent serves wins, the
+    newer MIB when it serves both."""
+    from collectors.discovery import discover
+
+    found = aio.run(discover(target(sim, community), registry(), engine="fast"))
+    assert (found.profile, found.matched_by) == (profile, "sysDescr matches a profile pattern")
 
 
 def test_netapp_recording_volumes_in_bytes_and_filer_counters(sim):
@@ -270,6 +347,26 @@ def test_the_path_is_found_from_fdb_alone_lldp_alone_and_both(sim, switch, fdb, 
 
 
 @pytest.mark.django_db
+def test_the_path_is_found_from_the_arrays_own_lldp_alone(sim):
+    """sw-quiet serves neither forwarding tables nor LLDP: only the array's lldpRemTable names it (by sysName) and
+    its ports, by name, by MAC and by a local number whose description is the name."""
+    array = Device.objects.create(
+        name="eql-lldp", host="127.0.0.1", port=sim.port, community="lldparray", profile="dell-equallogic", timeout_s=3
+    )
+    switch = Device.objects.create(
+        name="sw-quiet", host="127.0.0.1", port=sim.port, community="quiet", profile="dell-powerconnect-62xx"
+    )
+    view = l2(sim, "lldparray", fdb=False)
+    assert [(n.local_port, n.sys_name) for n in view.neighbours][:1] == [("eth0", "sw-quiet")]
+    assert l2(sim, "quiet").fdb == [] and l2(sim, "quiet").neighbours == []
+    summary = refresh_paths()
+    assert summary.links == 4
+    links = {(link.array_port, link.switch_port): link for link in PathLink.objects.filter(array=array, switch=switch)}
+    assert set(links) == {("eth0", "1/g7"), ("eth1", "1/g8"), ("eth2", "1/g9"), ("eth3", "1/g10")}
+    assert {(link.via_fdb, link.via_lldp) for link in links.values()} == {(False, True)}
+
+
+@pytest.mark.django_db
 def test_uplinks_towards_another_switch_are_not_the_array_edge(sim):
     """Both switches learned the array's MACs; the access switch names them on 1/g7.., the other only through the
     port where it sees the access switch (its LLDP neighbour): that port is transit, not the array's edge."""
@@ -326,7 +423,7 @@ def test_the_array_page_ranks_volumes_and_forecasts_their_capacity(clean_backend
         for volume, used, iops, ms in (("vol-a", 40 + days, 100.0, 12.0), ("vol-b", 55.0, 900.0, 2.0)):
             fields = {"used_bytes": used * 1e9, "size_bytes": 100e9, "read_iops": iops, "read_latency_ms": ms}
             text = ",".join(f"{k}_mean={v},{k}_sum={v},{k}_count=1i,{k}_max={v}" for k, v in fields.items())
-            lines.append(f"volume,device={device.pk},volume={volume} {text} {t}")
+            lines.append(f"volume,device={device.pk},pool=fast,volume={volume} {text} {t}")
     tsclient.client().write_api(write_options=SYNCHRONOUS).write(
         bucket=f"{settings.INFLUXDB_BUCKET}_5m", org=settings.INFLUXDB_ORG, record=lines, write_precision="s"
     )
@@ -342,7 +439,11 @@ def test_the_array_page_ranks_volumes_and_forecasts_their_capacity(clean_backend
     assert [r.name for r in summary.fill_first] == ["vol-a"]
     assert summary.totals["read_iops"] == pytest.approx(1000.0)
     assert summary.totals["read_latency_ms"] == pytest.approx((100 * 12 + 900 * 2) / 1000)  # weighted by IOPS
+    pools = {r.name: r for m, _, section in summary.sections if m == "pool" for r in section}
+    assert pools["fast"].volumes == 2 and pools["fast"].figures["read_iops"] == pytest.approx(1000.0)
+    assert pools["fast"].figures["read_latency_ms"] == pytest.approx(3.0)  # its volumes', weighted by IOPS
     html = response.content.decode()
+    assert "(2 volumes)" in html
     assert rows["vol-a"].forecast.text.startswith("full in ") and rows["vol-a"].forecast.text in html
     assert "not growing" in html
     assert (

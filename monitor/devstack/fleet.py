@@ -43,6 +43,16 @@ class SimPort:
     pause: bool = False  # serves EtherLike-MIB dot3PauseTable
 
 
+@dataclass(frozen=True)
+class ArrayIo:
+    """How a simulated array's I/O moves (monitor/devstack/story.py writes the demo's past from it): the day's
+    shape of every I/O rate, and each volume's and member's read latency, usually and during the hourly spike."""
+
+    daily: tuple[float, float, float]  # amplitude, period s, phase s: rate x (1 + a sin(2 pi (t + phase) / period))
+    spike: tuple[int, int, int]  # period, offset, duration s
+    read_ms: dict[tuple[str, str], tuple[float, float]]  # (measurement, name) -> (usual ms, ms during the spike)
+
+
 @dataclass
 class SimDevice:
     """One agent's data: identity, ports and any extra records (OID, tag, value)."""
@@ -53,6 +63,7 @@ class SimDevice:
     sys_name: str
     ports: list[SimPort] = field(default_factory=list)
     extra: list[tuple[str, str, str]] = field(default_factory=list)
+    io: ArrayIo | None = None  # a breathing array's I/O model
 
     def records(self) -> list[tuple[str, str, str]]:
         rows = [
@@ -286,13 +297,13 @@ def powerconnect_6248(
 def equallogic_array(
     community: str = "eql", name: str = "eql-demo", volumes: int = 3, breathing: bool = False
 ) -> SimDevice:
-    """A Dell EqualLogic PS-like member: iSCSI ports, health, sensors, a pool and volumes with I/O counters.
+    """A Dell EqualLogic PS-like member: iSCSI ports, health, sensors, two pools and volumes with I/O counters.
 
     Volume v (1-based) does 100*v read and 50*v write operations per second at (1.5*v) ms and (0.5*v) ms
-    average latency, moving 8 KiB per operation, with an average queue depth of 2*v; latency sums count
-    microseconds, as real arrays do, and the average-latency gauges say so in whole milliseconds. `breathing`:
-    operations follow the day (peak at 14:00 UTC, half at night) and, during the hourly spike (SPIKE), volumes
-    1 and 2 read at 65 ms and 35 ms.
+    average latency, moving 8 KiB per operation, with an average queue depth of 2*v, in pool "default" (volumes 1
+    and 2) or "ssd" (the others); latency sums count microseconds, as real arrays do, and the average-latency
+    gauges say so in whole milliseconds. `breathing`: operations follow the day (peak at 14:00 UTC, half at
+    night) and, during the hourly spike (SPIKE), volumes 1 and 2 read at 65 ms and 35 ms whatever the hour.
     """
     ports = [
         SimPort(
@@ -315,9 +326,12 @@ def equallogic_array(
         (f"{eql}.2.1.10.1.1.{member}", "2", "4194304"),
         (f"{eql}.2.1.10.1.2.{member}", "2", "1572864"),
         (f"{eql}.2.1.12.1.1.{member}", "66", str(4 * volumes)),
-        (f"{eql}.16.1.1.1.3.1.1", "4", "default"),
+        (f"{eql}.16.1.1.1.3.1.1", "4", "default"),  # eqlStoragePoolName, index eqlGroupId.eqlStoragePoolIndex
         (f"{eql}.16.1.2.1.1.1.1", "70", "4194304"),
         (f"{eql}.16.1.2.1.2.1.1", "70", "1572864"),
+        (f"{eql}.16.1.1.1.3.1.2", "4", "ssd"),
+        (f"{eql}.16.1.2.1.1.1.2", "70", "2097152"),
+        (f"{eql}.16.1.2.1.2.1.2", "70", "614400"),
     ]
     for n, (sensor, celsius) in enumerate([("Backplane sensor 0", 31), ("Control module 0 processor", 54)], 1):
         extra += [
@@ -330,7 +344,7 @@ def equallogic_array(
     shape = f",a=0.5,p=86400,f={DAILY_PHASE}" if breathing else ""
     spike_ms = {1: 65.0, 2: 35.0}
     member_reads = member_writes = 0.0
-    member_read_us = member_write_us = 0.0
+    member_read_us = member_write_us = member_spike_us = 0.0
     member_idx = "1841966935"
     for v in range(1, volumes + 1):
         idx = f"{member_idx}.{v}"
@@ -339,7 +353,8 @@ def equallogic_array(
         burst = ""
         gauge_burst = ""
         if breathing and v in spike_ms:
-            extra_us = reads * (spike_ms[v] - read_ms) * 1000
+            extra_us = reads * (spike_ms[v] - read_ms) * 1000  # rides on the day's shape as the reads do
+            member_spike_us += extra_us
             burst = ",s={},sp={},so={},sd={}".format(extra_us, *SPIKE)
             gauge_burst = ",gs={},sp={},so={},sd={}".format(round(spike_ms[v]), *SPIKE)
         member_reads, member_writes = member_reads + reads, member_writes + writes
@@ -348,6 +363,7 @@ def equallogic_array(
         extra += [
             (f"{eql}.5.1.7.1.1.4.{idx}", "4", f"vmfs-datastore-{v}"),
             (f"{eql}.5.1.7.1.1.8.{idx}", "2", str(512000 * v)),
+            (f"{eql}.5.1.7.1.1.22.{idx}", "66", "1" if v < 3 else "2"),  # eqliscsiVolumeStoragePoolIndex
             (f"{eql}.5.1.7.7.1.9.{idx}", "2", "4"),
             (f"{eql}.5.1.7.7.1.13.{idx}", "66", str(200000 * v)),
             (f"{eql}.5.1.7.34.1.3.{idx}", "70:simdev", f"r={reads * 8192},b=64,k=vol{v}-rx{shape}"),
@@ -361,17 +377,33 @@ def equallogic_array(
             (f"{eql}.5.1.7.34.1.14.{idx}", "70:simdev", f"r={reads + writes},b=64,k=vol{v}-cmds{shape}"),
             (f"{eql}.5.1.7.34.1.15.{idx}", "70:simdev", f"r={(reads + writes) * depth},b=64,k=vol{v}-qd{shape}"),
         ]
+    member_burst = member_gauge_burst = ""
+    if member_spike_us:  # the member's reads during the spike: its volumes' together
+        member_burst = ",s={},sp={},so={},sd={}".format(member_spike_us, *SPIKE)
+        spike_gauge = round((member_read_us + member_spike_us) / member_reads / 1000)
+        member_gauge_burst = ",gs={},sp={},so={},sd={}".format(spike_gauge, *SPIKE)
+    read_gauge = round(member_read_us / member_reads / 1000)
     extra += [  # the member's own I/O: the sum of its volumes
-        (f"{eql}.2.1.12.1.2.{member}", "70:simdev", f"r={member_read_us},b=64,k=member-rlat{shape}"),
+        (f"{eql}.2.1.12.1.2.{member}", "70:simdev", f"r={member_read_us},b=64,k=member-rlat{shape}{member_burst}"),
         (f"{eql}.2.1.12.1.3.{member}", "70:simdev", f"r={member_write_us},b=64,k=member-wlat{shape}"),
-        (f"{eql}.2.1.12.1.4.{member}", "66", str(round(member_read_us / member_reads / 1000))),
+        (f"{eql}.2.1.12.1.4.{member}", "66:simdev", f"g={read_gauge},k=member-ravg{member_gauge_burst}"),
         (f"{eql}.2.1.12.1.5.{member}", "66", str(round(member_write_us / member_writes / 1000))),
         (f"{eql}.2.1.12.1.6.{member}", "70:simdev", f"r={member_reads},b=64,k=member-rops{shape}"),
         (f"{eql}.2.1.12.1.7.{member}", "70:simdev", f"r={member_writes},b=64,k=member-wops{shape}"),
         (f"{eql}.2.1.12.1.8.{member}", "70:simdev", f"r={member_reads * 8192},b=64,k=member-tx{shape}"),
         (f"{eql}.2.1.12.1.9.{member}", "70:simdev", f"r={member_writes * 8192},b=64,k=member-rx{shape}"),
     ]
-    return SimDevice(community, "Storage Array", "1.3.6.1.4.1.12740.17.1", name, ports, extra)
+    io = None
+    if breathing:
+        read_ms = {
+            ("volume", f"vmfs-datastore-{v}"): (1.5 * v, spike_ms.get(v, 1.5 * v)) for v in range(1, volumes + 1)
+        }
+        read_ms[("member", "eql-member-1")] = (
+            member_read_us / member_reads / 1000,
+            (member_read_us + member_spike_us) / member_reads / 1000,
+        )
+        io = ArrayIo((0.5, 86400.0, float(DAILY_PHASE)), SPIKE, read_ms)
+    return SimDevice(community, "Storage Array", "1.3.6.1.4.1.12740.17.1", name, ports, extra, io)
 
 
 def demo_fleet() -> list[SimDevice]:

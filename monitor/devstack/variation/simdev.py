@@ -4,7 +4,8 @@
 #   r=125000,a=0.3,p=3600,o=1000,b=64,k=port1-in   (a counter: bytes/s, sine amplitude and period,
 #                                                   initial value, width in bits, control key)
 #   ...,f=57600                                    (the sine's phase: rate*(1 + a*sin(2*pi*(t+f)/p)))
-#   ...,s=5000,sp=3600,so=1200,sd=300              (a pulse: s more per second from so to so+sd of every sp)
+#   ...,s=5000,sp=3600,so=1200,sd=300              (a pulse: s more per second from so to so+sd of every sp,
+#                                                   riding on the record's sine as its rate does)
 #   u=1                                            (sysUpTime in TimeTicks since the agent's epoch)
 #   g=42,k=temp1                                   (a gauge, overridable by key)
 #   g=2,gs=65,sp=3600,so=1200,sd=300               (a gauge that reads gs during the pulse)
@@ -85,6 +86,44 @@ def _pulse_time(pulse, t):
     return k * duration + min(max(t - offset - k * period, 0.0), duration)
 
 
+def _cos_sum(x, y, first, last):
+    """cos(x + k*y) summed over k = first..last, in closed form (a day holds thousands of pulses)."""
+    count = last - first + 1
+    if count <= 0:
+        return 0.0
+    half = math.sin(y / 2)
+    if abs(half) < 1e-12:
+        return count * math.cos(x + first * y)
+    return math.sin(count * y / 2) / half * math.cos(x + (first + last) * y / 2)
+
+
+def pulse_integral(pulse, amplitude, period, phase, t0, t1):
+    """Seconds of pulse between t0 and t1, each weighted by the record's sine 1 + a*sin(2*pi*(t+phase)/period):
+    a pulse that rides on the day's shape as the base rate does, so a burst of latency per operation reads the
+    same at noon and at night."""
+    plain = _pulse_time(pulse, t1) - _pulse_time(pulse, t0)
+    if not (amplitude and period) or t1 <= t0:
+        return plain
+    every, offset, duration = pulse
+    w = 2 * math.pi / period
+
+    def wave(a, b):  # the integral of sin(w*(u + phase)) from a to b
+        return (math.cos(w * (a + phase)) - math.cos(w * (b + phase))) / w if b > a else 0.0
+
+    first, last = math.floor((t0 - offset) / every), math.floor((t1 - offset) / every)
+    total = 0.0
+    for k in {first, last}:  # the pulses at the ends, cut to [t0, t1]
+        begin = k * every + offset
+        total += wave(max(begin, t0), min(begin + duration, t1))
+    if last - first > 1:  # the whole pulses between them
+        step = w * every
+        total += (
+            _cos_sum(w * (offset + phase), step, first + 1, last - 1)
+            - _cos_sum(w * (offset + duration + phase), step, first + 1, last - 1)
+        ) / w
+    return plain + amplitude * total
+
+
 def in_pulse(pulse, t):
     return pulse is not None and _pulse_time(pulse, t + 1e-6) - _pulse_time(pulse, t) > 0
 
@@ -110,7 +149,8 @@ def counter_value(params, control, now):
     total += _segment(current, rate, amplitude, period, cursor, now, float(params.get("f", 0)))
     pulse = _pulse(params, control)
     if pulse is not None and not segments:
-        total += float(params.get("s", 0)) * (_pulse_time(pulse, now) - _pulse_time(pulse, start))
+        phase = float(params.get("f", 0))
+        total += float(params.get("s", 0)) * pulse_integral(pulse, amplitude, period, phase, start, now)
     bits = int(params.get("b", 64))
     return int(float(params.get("o", 0)) + total) % (2**bits)
 
