@@ -28,6 +28,7 @@ from tests.conftest import Agent
 DATA = Path(__file__).resolve().parent.parent / ".venv/lib/python3.11/site-packages/snmpsim_data/data"
 NIMBLE = "1.3.6.1.4.1.37447.1.2.1"
 SC = "1.3.6.1.4.1.674.11000.2000.500.1.2"
+EQL_STATS = "1.3.6.1.4.1.12740.5.1.7.34.1"
 
 
 def milliseconds_array() -> fleet.SimDevice:
@@ -103,6 +104,47 @@ def compellent() -> fleet.SimDevice:
     return fleet.SimDevice("cml", FREEBSD, "1.3.6.1.4.1.8072.3.2.8", "cml-1", [], rows)
 
 
+def wrong_types_array() -> fleet.SimDevice:
+    """The EqualLogic with wrong types where storage columns belong: volume 1's pool index and read average gauge
+    are text, volume 2's pool index points at no pool, volume 3's queue-depth counters are gone (noSuchObject)."""
+    array = fleet.equallogic_array("badeql", "eql-bad")
+    wrong = {
+        "1.3.6.1.4.1.12740.5.1.7.1.1.22.1841966935.1": ("4", "default"),
+        "1.3.6.1.4.1.12740.5.1.7.34.1.10.1841966935.1": ("4", "fast"),
+        "1.3.6.1.4.1.12740.5.1.7.1.1.22.1841966935.2": ("66", "9"),
+    }
+    gone = {f"{EQL_STATS}.{c}.1841966935.3" for c in (14, 15)}
+    array.extra = [(o, *wrong.get(o, (t, v))) for o, t, v in array.extra if o not in gone]
+    return array
+
+
+def garbage_switch() -> fleet.SimDevice:
+    """A switch whose layer 2 answers are wrong in every way a reader meets: MACs of 5 octets and text, a bridge
+    port map of strings, forwarding entries indexed by 7 octets or naming a port by text, an LLDP chassis id of
+    two octets, a local port id that is a Unicode digit, neighbours on ports that do not exist, an empty FDB."""
+    fdb, rem, loc = fleet.FDB, fleet.LLDP_REM, fleet.LLDP_LOC
+    ports = [fleet.SimPort(1, "1/g1", mac=""), fleet.SimPort(2, "1/g2", mac="")]
+    rows = [
+        ("1.3.6.1.2.1.2.2.1.6.1", "4x", "0011223344"),
+        ("1.3.6.1.2.1.2.2.1.6.2", "4", "not-a-mac"),
+        ("1.3.6.1.2.1.17.1.1.0", "4", "bridge-1"),
+        (f"{fleet.BRIDGE_PORT_IFINDEX}.1", "4", "seven"),
+        (f"{fdb}.2.1.2.3.4.5.6.7", "2", "1"),
+        (f"{fdb}.2.0.9.138.7.0.1", "4", "1/g1"),
+        (f"{fdb}.3.0.9.138.7.0.1", "4", "learned"),
+        (f"{fleet.QFDB}.2.100.0.9.138.7", "66", "1"),
+        (f"{loc}.1.0", "4", "mac"),
+        (f"{loc}.2.0", "2", "5"),
+        (f"{loc}.7.1.2.1", "2", "7"),
+        (f"{loc}.7.1.3.1", "4", "\u00b2"),  # a digit to str.isdigit, not to int()
+        (f"{rem}.4.0.1", "2", "4"),
+        (f"{rem}.5.0.1.1", "4x", "0011"),
+        (f"{rem}.6.0.1.1", "4", "three"),
+        (f"{rem}.9.0.99.1", "4", "eql-path"),
+    ]
+    return fleet.SimDevice("garbage", "PowerConnect 6248, 3.3.7.3", "1.3.6.1.4.1.674.10895.3011", "sw-bad", ports, rows)
+
+
 def lldp_array() -> fleet.SimDevice:
     """The demo's EqualLogic serving its own LLDP-MIB: each port's neighbour is switch sw-quiet, named by its
     sysName, its port given by name (1/g7, 1/g10), by the port's MAC (1/g8) or by a local number with the name
@@ -142,6 +184,8 @@ def sim(tmp_path_factory):
         "lldponly": fleet.powerconnect_6248("lldponly", "sw-lldp", busy=False, attached=links, fdb=False),
         "quiet": fleet.powerconnect_6248("quiet", "sw-quiet", busy=False, fdb=False, lldp=False),
         "lldparray": lldp_array(),
+        "garbage": garbage_switch(),
+        "badeql": wrong_types_array(),
         "eqlms": milliseconds_array(),
         "nimble": nimble_array(),
         "sc": storage_center(),
@@ -203,6 +247,18 @@ def test_equallogic_metrics_with_their_units_and_the_latency_unit_found(sim):
         "members.read_latency_ms": "microseconds",
         "members.write_latency_ms": "microseconds",
     }
+
+
+def test_wrong_types_in_storage_columns_cost_only_their_own_figures(sim):
+    result = two_polls(sim, "badeql", "dell-equallogic")
+    volumes = {s.tags["volume"]: s for s in result.samples if s.measurement == "volume"}
+    assert "pool" not in volumes["vmfs-datastore-1"].tags  # text is no pool index: no tag rather than a wrong one
+    assert volumes["vmfs-datastore-2"].tags["pool"] == "9"  # a pool the array does not list: its number
+    assert volumes["vmfs-datastore-3"].tags["pool"] == "ssd"
+    assert volumes["vmfs-datastore-1"].fields["read_latency_ms"] == pytest.approx(1.5, rel=0.01)  # 2 gauges decide
+    assert "queue_depth" not in volumes["vmfs-datastore-3"].fields
+    assert volumes["vmfs-datastore-3"].fields["read_pct"] == pytest.approx(100 * 100 / 150, rel=0.01)
+    assert any(e.startswith("read_avg_latency_ms: expected a number") for e in result.errors)
 
 
 def test_an_array_that_counts_milliseconds_is_read_in_milliseconds(sim):
@@ -364,6 +420,26 @@ def test_the_path_is_found_from_the_arrays_own_lldp_alone(sim):
     links = {(link.array_port, link.switch_port): link for link in PathLink.objects.filter(array=array, switch=switch)}
     assert set(links) == {("eth0", "1/g7"), ("eth1", "1/g8"), ("eth2", "1/g9"), ("eth3", "1/g10")}
     assert {(link.via_fdb, link.via_lldp) for link in links.values()} == {(False, True)}
+
+
+def test_garbage_layer_2_answers_are_read_as_nothing(sim):
+    view = l2(sim, "garbage")
+    assert [p.mac for p in view.ports.values()] == ["", ""]  # 5 octets, and text, are no MAC
+    assert view.fdb == [] and view.bridge_mac == "" and view.chassis_id == ""
+    assert [(n.local_port, n.chassis_id, n.port_id) for n in view.neighbours] == [("1/g1", "", "")]
+
+
+@pytest.mark.django_db
+def test_a_switch_answering_garbage_does_not_stop_the_path_learning(sim):
+    array, good = devices(sim, "fdbonly")
+    Device.objects.create(name="sw-bad", host="127.0.0.1", port=sim.port, community="garbage", timeout_s=3)
+    Device.objects.create(
+        name="sw-gone", host="127.0.0.1", port=free_udp_port(), community="x", timeout_s=0.3, retries=0
+    )
+    summary = refresh_paths()
+    assert summary.links == 4 and PathLink.objects.filter(array=array, switch=good).count() == 4
+    assert any(p.startswith("sw-gone: interfaces:") for p in summary.problems)  # named, and skipped
+    assert "garbage" not in " ".join(summary.problems)  # problems never carry a community
 
 
 @pytest.mark.django_db
