@@ -526,3 +526,33 @@ def test_the_array_page_ranks_volumes_and_forecasts_their_capacity(clean_backend
         client.get(f"/storage/arrays/{Device.objects.create(name='sw', host='h', community='x').pk}/").status_code
         == 404
     )
+
+
+@pytest.mark.django_db
+def test_a_reader_sees_the_path_only_through_switches_they_may_read(clean_backends, client, django_user_model):
+    """Dana reads the array's tree, not the switches': the array page, the path page, its data and the device
+    page name no switch; the switch's own page is not hers to open."""
+    from django.utils import timezone
+
+    from monitor.graphs.trees.models import Tree, TreeNode, place_device
+
+    array = Device.objects.create(name="eql-x", host="127.0.0.1", community="x", profile="dell-equallogic")
+    switch = Device.objects.create(name="core-secret", host="127.0.0.2", community="x")
+    now = timezone.now()
+    for port in ("1/g7", "1/g8"):
+        PathLink.objects.create(array=array, array_port="eth0", switch=switch, switch_port=port, learned_at=now)
+    tree = Tree.objects.create(name="Storage", position=1)
+    place_device(array, TreeNode.objects.create(tree=tree, kind="header", title="Arrays", position=1))
+    dana = django_user_model.objects.create_user("dana", "dana@example.com", "s3cret-pass-123")
+    tree.read_users.add(dana)
+    client.force_login(dana)
+    pages = [f"/storage/arrays/{array.pk}/", f"/storage/arrays/{array.pk}/path/", f"/devices/{array.pk}/"]
+    for url in pages:
+        response = client.get(url)
+        assert response.status_code == 200 and "core-secret" not in response.content.decode(), url
+    data = client.get(f"/storage/api/arrays/{array.pk}/path", {"range": "1h"}).json()
+    assert data["ports"] == [] and "core-secret" not in str(data)
+    assert client.get(f"/devices/{switch.pk}/").status_code == 404
+    admin = django_user_model.objects.create_superuser("root", "root@example.com", "s3cret-pass-123")
+    client.force_login(admin)
+    assert "core-secret" in client.get(f"/storage/arrays/{array.pk}/path/").content.decode()  # staff see it

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django import template
 
 from monitor.graphs.access import access_for
+from monitor.models import Device
 from monitor.storage.models import HeatmapLevels, LatencyUnit, PathLink, PathRefresh
 from monitor.storage.paths import is_array
 
@@ -15,7 +16,8 @@ register = template.Library()
 def storage_panel(context, device) -> dict:
     """Context for the panel, read here because the device view belongs to another app; the other end of a link
     is named only when the reader may see that device."""
-    visible = access_for(context["request"]).devices()
+    request = context.get("request")
+    visible = access_for(request).devices() if request is not None else Device.objects.none()
     array = is_array(device)
     warning, problem = HeatmapLevels.for_device(device.pk)
     carried: dict[str, list[PathLink]] = {}
