@@ -109,13 +109,24 @@ def _row_columns(table: Table) -> list[str]:
 
 
 def _columns(table: Table) -> list[str]:
-    """Every column to walk, the one that times the rows first: the first counter's, so a row's rates are timed
-    by the answer that carried its counters (a wide table's columns come back in several answers)."""
+    """Every column to walk: the table's own, then the other tables its lookup tags read."""
     rows = _row_columns(table)
+    return rows + sorted({t.lookup_column for t in table.tags if t.lookup_column} - set(rows))
+
+
+def _timed(table: Table) -> list[str]:
+    """The columns that time a row, best first: its counters' (a wide table's columns come back in several
+    answers, and a rate is timed by the answer that carried the counter), else its first column."""
     counters = [oid for m in table.metrics if m.type == "counter" for oid in m.oids]
-    first = min(counters) if counters else rows[0]
-    lookups = sorted({t.lookup_column for t in table.tags if t.lookup_column} - set(rows))
-    return [first, *(c for c in rows if c != first), *lookups]
+    return list(dict.fromkeys(counters)) or _row_columns(table)[:1]
+
+
+def _row_times(times: dict[str, dict], timed: list[str]) -> dict:
+    """Each row's time from the best of its timing columns that answered for it."""
+    merged: dict = {}
+    for column in reversed(timed):
+        merged.update(times.get(column, {}))
+    return merged
 
 
 async def _walk_tables(session: Session, tables: tuple[Table, ...], ctx: _Context, report: MetricReport) -> list:
@@ -126,7 +137,7 @@ async def _walk_tables(session: Session, tables: tuple[Table, ...], ctx: _Contex
     before = ctx.previous.rows if ctx.previous is not None and not ctx.rebooted else {}
     plan = [(table, _columns(table)) for table in tables]
     expected = {c: before[t.name] for t, _ in plan if t.name in before for c in _row_columns(t)}
-    times: dict[str, dict] = {cols[0]: {} for _, cols in plan}
+    times: dict[str, dict] = {c: {} for table, _ in plan for c in _timed(table)}
     try:
         columns = list(dict.fromkeys(c for _, cols in plan for c in cols))
         walked = await session.walk(columns, max(t.max_rows for t in tables), expected, times)
@@ -134,18 +145,19 @@ async def _walk_tables(session: Session, tables: tuple[Table, ...], ctx: _Contex
         walked = None
     found = []
     for table, cols in plan:
+        timed = _timed(table)
         if walked is None:
             try:
-                own = {cols[0]: {}}
+                own: dict[str, dict] = {c: {} for c in timed}
                 part = await session.walk(cols, table.max_rows, before.get(table.name), own)
             except SnmpError as exc:
                 report.errors.append(f"{table.name}: {exc}")
                 continue
-            found.append((table, part, own[cols[0]]))
+            found.append((table, part, _row_times(own, timed)))
         elif any(len(walked[c]) > table.max_rows for c in cols):
             report.errors.append(f"{table.name}: table has more than {table.max_rows} rows; walk stopped")
         else:
-            found.append((table, {c: walked[c] for c in cols}, times[cols[0]]))
+            found.append((table, {c: walked[c] for c in cols}, _row_times(times, timed)))
     return found
 
 
