@@ -353,7 +353,7 @@ def test_l2_views_read_macs_fdb_and_lldp(sim):
     learned = {(e.mac, e.port) for e in switch.fdb}
     assert ("00:09:8a:07:00:01", "1/g7") in learned and ("00:09:8a:07:00:04", "1/g10") in learned
     assert {e.vlan for e in switch.fdb if e.mac.startswith("00:09:8a")} == {100}  # from Q-BRIDGE-MIB
-    assert switch.chassis_id == "00:1e:c9:00:00:00" and switch.sys_name == "sw-both"
+    assert switch.chassis_id == switch.bridge_mac == "00:1e:c9:00:00:00" and switch.sys_name == "sw-both"
     neighbour = next(n for n in switch.neighbours if n.local_port == "1/g8")
     assert (neighbour.sys_name, neighbour.port_id, neighbour.port_desc) == ("eql-path", "00:09:8a:07:00:02", "eth1")
     assert l2(sim, "fdbonly").neighbours == [] and l2(sim, "lldponly").fdb == []
