@@ -77,16 +77,30 @@ async def match_profile(
         return best[2], f"sysObjectID {identity.sys_object_id} starts with a profile prefix"
     by_descr = [p for p in candidates if any(rx.search(identity.sys_descr) for rx in p.match.sys_descr)]
     if by_descr:
-        chosen = max(by_descr, key=lambda p: (p.priority, p.name))
+        # Several matching patterns (a Storage Center's FreeBSD sysDescr fits two MIB generations): the profiles
+        # whose vendor objects the agent serves come first, then the priority.
+        probes = sorted({oid for p in by_descr for oid in p.match.oid_present}) if len(by_descr) > 1 else []
+        present = await _present(session, probes)
+        chosen = max(
+            by_descr,
+            key=lambda p: (bool(p.match.oid_present) and set(p.match.oid_present) <= present, p.priority, p.name),
+        )
         return chosen.name, "sysDescr matches a profile pattern"
     probes = sorted({oid for p in candidates for oid in p.match.oid_present})
     if probes:
-        present = {oid for oid, value in (await session.get(probes)).items() if not value.missing}
+        present = await _present(session, probes)
         by_object = [p for p in candidates if p.match.oid_present and set(p.match.oid_present) <= present]
         if by_object:
             chosen = max(by_object, key=lambda p: (p.priority, p.name))
             return chosen.name, f"the agent serves {', '.join(chosen.match.oid_present)}"
     return FALLBACK, "nothing more specific matched"
+
+
+async def _present(session: Session, oids: list[str]) -> set[str]:
+    """Which of these objects the agent serves (none asked, none served)."""
+    if not oids:
+        return set()
+    return {oid for oid, value in (await session.get(oids)).items() if not value.missing}
 
 
 async def discover(
@@ -106,8 +120,9 @@ async def discover(
     if profile is not None and profile.tables:
         report = await read_metrics(session, profile, "discovery", None, CounterState(), time.time(), False)
         result.errors += report.errors
+        looked_up = {tag.name for table in profile.tables for tag in table.tags if tag.lookup_column}  # a pool...
         for sample in report.samples:
             if sample.measurement != profile.scalar_measurement:
-                label = ", ".join(v for k, v in sample.tags.items() if k != "device")
+                label = ", ".join(v for k, v in sample.tags.items() if k != "device" and k not in looked_up)
                 result.inventory.setdefault(sample.measurement, []).append(label)
     return result

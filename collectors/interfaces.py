@@ -33,6 +33,10 @@ COUNTER_GROUPS: dict[str, dict[str, tuple[str, str]]] = {
         "in_bcast_pps": ("1.3.6.1.2.1.31.1.1.1.9", "1.3.6.1.2.1.31.1.1.1.3"),
         "out_bcast_pps": ("1.3.6.1.2.1.31.1.1.1.13", "1.3.6.1.2.1.31.1.1.1.5"),
     },
+    # EtherLike-MIB dot3PauseTable (RFC 3635), indexed by ifIndex: 802.3x pause frames, the sign of a congested
+    # iSCSI path. The 32-bit columns (dot3InPauseFrames, dot3OutPauseFrames), which more agents implement than
+    # the HC ones; pause frames are few, so they do not wrap between polls. Read only where a profile asks.
+    "pause": {"in_pause_pps": ("", "1.3.6.1.2.1.10.7.10.1.3"), "out_pause_pps": ("", "1.3.6.1.2.1.10.7.10.1.4")},
 }
 # Pseudo-ports that a user rarely wants graphed: unticked by default at discovery.
 PSEUDO_PORT = re.compile(r"(?i)^(cpu|lo\d*|loopback|null|vlan|vl\d|stack|sit\d|tunl|ip6tnl|docker|veth|virbr)")

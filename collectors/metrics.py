@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass, field
 
 from collectors.counters import TOO_SOON, Reading, counter_rate
+from collectors.latencyunit import decide
 from collectors.profiles import DERIVED, Metric, Profile, Table
 from collectors.samples import CounterState, Sample
 from collectors.sessions import Session
@@ -92,6 +93,7 @@ async def read_metrics(
         emitted = {k: v for k, v in fields.items() if _emitted(profile.scalars, k)}
         if emitted:
             report.samples.append(Sample(profile.scalar_measurement, {"device": device_key}, emitted, read_at))
+        _check_units("scalars", profile.scalars, [(fields, emitted)], device_key, context, report)
     for table, walked, times in await _walk_tables(session, profile.tables, context, report):
         _table_samples(table, walked, times, device_key, context, report)
     return report
@@ -101,8 +103,30 @@ def scalar_oids(profile: Profile) -> list[str]:
     return [oid for m in profile.scalars for oid in m.oids]
 
 
-def _columns(table: Table) -> list[str]:
+def _row_columns(table: Table) -> list[str]:
+    """The columns whose rows are the table's rows: its metrics' and tags' (not the other tables of lookups)."""
     return sorted({oid for m in table.metrics for oid in m.oids} | {t.column for t in table.tags if t.column})
+
+
+def _columns(table: Table) -> list[str]:
+    """Every column to walk: the table's own, then the other tables its lookup tags read."""
+    rows = _row_columns(table)
+    return rows + sorted({t.lookup_column for t in table.tags if t.lookup_column} - set(rows))
+
+
+def _timed(table: Table) -> list[str]:
+    """The columns that time a row, best first: its counters' (a wide table's columns come back in several
+    answers, and a rate is timed by the answer that carried the counter), else its first column."""
+    counters = [oid for m in table.metrics if m.type == "counter" for oid in m.oids]
+    return list(dict.fromkeys(counters)) or _row_columns(table)[:1]
+
+
+def _row_times(times: dict[str, dict], timed: list[str]) -> dict:
+    """Each row's time from the best of its timing columns that answered for it."""
+    merged: dict = {}
+    for column in reversed(timed):
+        merged.update(times.get(column, {}))
+    return merged
 
 
 async def _walk_tables(session: Session, tables: tuple[Table, ...], ctx: _Context, report: MetricReport) -> list:
@@ -112,8 +136,8 @@ async def _walk_tables(session: Session, tables: tuple[Table, ...], ctx: _Contex
         return []
     before = ctx.previous.rows if ctx.previous is not None and not ctx.rebooted else {}
     plan = [(table, _columns(table)) for table in tables]
-    expected = {c: before[t.name] for t, cols in plan if t.name in before for c in cols}
-    times: dict[str, dict] = {cols[0]: {} for _, cols in plan}
+    expected = {c: before[t.name] for t, _ in plan if t.name in before for c in _row_columns(t)}
+    times: dict[str, dict] = {c: {} for table, _ in plan for c in _timed(table)}
     try:
         columns = list(dict.fromkeys(c for _, cols in plan for c in cols))
         walked = await session.walk(columns, max(t.max_rows for t in tables), expected, times)
@@ -121,18 +145,19 @@ async def _walk_tables(session: Session, tables: tuple[Table, ...], ctx: _Contex
         walked = None
     found = []
     for table, cols in plan:
+        timed = _timed(table)
         if walked is None:
             try:
-                own = {cols[0]: {}}
+                own: dict[str, dict] = {c: {} for c in timed}
                 part = await session.walk(cols, table.max_rows, before.get(table.name), own)
             except SnmpError as exc:
                 report.errors.append(f"{table.name}: {exc}")
                 continue
-            found.append((table, part, own[cols[0]]))
+            found.append((table, part, _row_times(own, timed)))
         elif any(len(walked[c]) > table.max_rows for c in cols):
             report.errors.append(f"{table.name}: table has more than {table.max_rows} rows; walk stopped")
         else:
-            found.append((table, {c: walked[c] for c in cols}, times[cols[0]]))
+            found.append((table, {c: walked[c] for c in cols}, _row_times(times, timed)))
     return found
 
 
@@ -148,14 +173,17 @@ class _Context:
 def _table_samples(
     table: Table, walked: dict, times: dict, device_key: str, ctx: _Context, report: MetricReport
 ) -> None:
-    rows = sorted({index for column in walked.values() for index in column})
+    own = set(_row_columns(table))
+    rows = sorted({index for column, values in walked.items() if column in own for index in values})
     ctx.state.rows[table.name] = len(rows)
     if not rows:
         report.missing.append(f"{table.name}: no rows")
         return
     last = max(times.values(), default=ctx.read_at)
+    lookups = {t.name: _lookup(walked.get(t.lookup_column, {}), t.lookup_part) for t in table.tags if t.lookup_column}
+    checked: list[tuple[dict, dict]] = []  # (every field of a row, its sample's fields) for unit checks
     for index in rows:
-        tags = _row_tags(table, walked, index)
+        tags = _row_tags(table, walked, index, lookups)
         if tags is None or (table.skip is not None and table.skip.search(next(iter(tags.values()), ""))):
             continue
         ctx.read_at = times.get(index, last)  # this row's counters were read when its answer came
@@ -168,11 +196,65 @@ def _table_samples(
         if emitted:
             sample_tags = {"device": device_key, **table.static_tags, **tags}
             report.samples.append(Sample(table.measurement, sample_tags, emitted, ctx.read_at))
+        checked.append((fields, emitted))
+    _check_units(table.name, table.metrics, checked, device_key, ctx, report)
 
 
-def _row_tags(table: Table, walked: dict, index: tuple[int, ...]) -> dict[str, str] | None:
+def _check_units(
+    where: str, metrics: tuple[Metric, ...], rows: list[tuple[dict, dict]], device_key: str, ctx, report
+) -> None:
+    """Ratios with a unit check: pick the unit the device's average gauges agree with (collectors/latencyunit.py),
+    apply it to every row, keep it for polls without evidence, and write the evidence (measurement latency_check)."""
+    for metric in metrics:
+        if not metric.unit_gauge:
+            continue
+        key = f"{where}.{metric.name}"
+        kept = ctx.previous.units.get(key, "") if ctx.previous is not None else ""
+        default = next((n for n, scale in metric.unit_scales if scale == metric.scale), metric.unit_scales[0][0])
+        raws = [(fields, emitted, fields.get(UNIT_RAW + metric.name)) for fields, emitted in rows]
+        raws = [(fields, emitted, raw) for fields, emitted, raw in raws if raw is not None]
+        if not raws:
+            if kept:
+                ctx.state.units[key] = kept
+            continue
+        pairs = [(raw, f[metric.unit_gauge]) for f, _, raw in raws if f.get(metric.unit_gauge) is not None]
+        decision = decide(pairs, metric.unit_scales, kept, default)
+        ctx.state.units[key] = decision.unit
+        for _, emitted, raw in raws:
+            if metric.name in emitted:
+                emitted[metric.name] = raw * decision.scale
+        evidence: dict[str, float | int] = {
+            "scale": decision.scale,
+            "decided": int(decision.decided),
+            "rows_checked": decision.rows_checked,
+            "rows_agreeing": decision.rows_agreeing,
+        }
+        if decision.sum_per_op is not None and decision.gauge_ms is not None:
+            evidence |= {"sum_per_op": float(decision.sum_per_op), "gauge_ms": float(decision.gauge_ms)}
+        tags = {"device": device_key, "table": where, "metric": metric.name}
+        report.samples.append(Sample("latency_check", tags, evidence, ctx.read_at))
+
+
+def _lookup(column: dict, part: int) -> dict[int, str]:
+    """{number at `part` of a row's index: that row's text} of a lookup's column."""
+    found = {}
+    for index, value in column.items():
+        text = value.printable()
+        if part < len(index) and text:
+            found[index[part]] = text
+    return found
+
+
+def _row_tags(table: Table, walked: dict, index: tuple[int, ...], lookups: dict) -> dict[str, str] | None:
     tags = {}
     for tag in table.tags:
+        if tag.lookup_column:  # a number pointing into another table: its text there, else the number itself
+            value = walked[tag.column].get(index)
+            if value is None or value.kind not in NUMERIC:
+                continue  # no such column on this device (or no number in it): no tag rather than a wrong one
+            number = int(value.value)
+            tags[tag.name] = tag_value(lookups[tag.name].get(number) or str(number))
+            continue
         if tag.column:
             value = walked[tag.column].get(index)
             text = value.printable() if value is not None else ""
@@ -235,13 +317,27 @@ def _counter(
         fields[metric.name] = rate.per_second * metric.scale
 
 
+UNIT_RAW = "_unitraw_"  # a unit-checked ratio's unscaled Δsum/Δops, until the rows have decided its unit
+
+
 def _ratios(metrics: tuple[Metric, ...], key: str, fields: dict[str, float], ctx: _Context) -> None:
-    """Per-interval averages such as latency per operation: delta(numerator) / delta(denominator)."""
+    """Per-interval averages such as latency per operation: delta(numerator) / delta(denominator); then sums,
+    differences, products and quotients of the metrics worked out so far, in declaration order."""
     for metric in metrics:
-        if metric.type in ("difference", "product"):
+        if metric.type in ("difference", "product", "quotient"):
             a, b = fields.get(metric.numerator), fields.get(metric.denominator)
-            if a is not None and b is not None:
+            if a is None or b is None:
+                continue
+            if metric.type == "quotient":
+                if b != 0:
+                    fields[metric.name] = a / b * metric.scale
+            else:
                 fields[metric.name] = (a - b if metric.type == "difference" else a * b) * metric.scale
+            continue
+        if metric.type == "sum":
+            terms = [fields.get(part) for part in metric.parts]
+            if all(t is not None for t in terms):
+                fields[metric.name] = sum(terms) * metric.scale  # type: ignore[arg-type]
             continue
         if metric.type != "ratio" or ctx.rebooted:
             continue
@@ -254,6 +350,8 @@ def _ratios(metrics: tuple[Metric, ...], key: str, fields: dict[str, float], ctx
             deltas.append(now - before.value)
         if len(deltas) == 2 and deltas[1] > 0:
             fields[metric.name] = deltas[0] / deltas[1] * metric.scale
+            if metric.unit_gauge:
+                fields[UNIT_RAW + metric.name] = deltas[0] / deltas[1]
     for name in [k for k in fields if k.startswith("_raw_")]:
         fields.pop(name)
 

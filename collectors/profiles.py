@@ -1,7 +1,7 @@
 """Device profiles as YAML data: what to read (scalars, table columns), how to turn it into metrics, which graphs.
 
-Profiles are loaded and validated once (a Django system check reports every problem with its file and
-field); polls only use the resulting, already-checked objects.
+Profiles are loaded and validated once by the pydantic schema in collectors/profileschema.py (a Django system check
+reports every problem with its file and field); polls only use the resulting, already-checked objects.
 """
 
 from __future__ import annotations
@@ -11,14 +11,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
+from pydantic import ValidationError
+
+from collectors.profileschema import (
+    DERIVED,
+    IF_COUNTER_GROUPS,
+    MEASUREMENTS,
+    METRIC_TYPES,
+    MetricFile,
+    ProfileFile,
+    TableFile,
+    describe,
+)
 
 BUILTIN_DIR = Path(__file__).resolve().parent / "profiles"
-METRIC_TYPES = ("gauge", "counter", "ratio", "difference", "product")
-DERIVED = ("ratio", "difference", "product")
-MEASUREMENTS = ("system", "sensor", "volume", "disk_io", "storage", "member", "pool", "raid", "disk", "processor")
-IF_COUNTER_GROUPS = ("errors", "discards", "unicast", "broadcast")
-_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
-_OID = re.compile(r"^\.?\d+(\.\d+)+$")
+__all__ = ["DERIVED", "IF_COUNTER_GROUPS", "MEASUREMENTS", "METRIC_TYPES", "ProfileError", "load_profiles"]
 
 
 class ProfileError(ValueError):
@@ -39,16 +46,22 @@ class Metric:
     pick: int = 0
     numerator: str = ""
     denominator: str = ""
+    parts: tuple[str, ...] = ()  # a sum's terms
     emit: bool = True
+    unit_gauge: str = ""  # a ratio whose unit the device's own average gauge decides (collectors/latencyunit.py)
+    unit_scales: tuple[tuple[str, float], ...] = ()  # (unit name, scale to the metric's unit)
 
 
 @dataclass(frozen=True)
 class Tag:
-    """A tag that identifies a table row: from a column's text, or from the row index."""
+    """A tag of a table row: from a column's text, from the row index, or (`lookup_column`) the text that another
+    table's column holds in the row whose index, at `lookup_part`, is this column's number."""
 
     name: str
     column: str = ""
     index_part: int | None = None
+    lookup_column: str = ""
+    lookup_part: int = 0
 
 
 @dataclass(frozen=True)
@@ -159,206 +172,87 @@ def _resolve_extends(name: str, raw: dict[str, tuple[Path, dict]], chain: list[s
 
 
 def _build(name: str, path: Path, data: dict) -> Profile:
-    known = {
-        "name",
-        "description",
-        "extends",
-        "abstract",
-        "match",
-        "interfaces",
-        "metrics",
-        "tables",
-        "graphs",
-        "metrics_measurement",
-        "priority",
-    }
-    for key in data:
-        if key not in known:
-            raise ProfileError(f"unknown field {key!r} (expected one of {', '.join(sorted(known))})")
-    interfaces = data.get("interfaces", {}) or {}
-    if interfaces is False:
-        interfaces = {"enabled": False}
-    if not isinstance(interfaces, dict):
-        raise ProfileError("interfaces: must be a mapping or false")
-    counters = tuple(_list(interfaces.get("counters", list(IF_COUNTER_GROUPS)), "interfaces.counters"))
-    for group in counters:
-        if group not in IF_COUNTER_GROUPS:
-            raise ProfileError(f"interfaces.counters: {group!r} is not one of {', '.join(IF_COUNTER_GROUPS)}")
-    measurement = data.get("metrics_measurement", "system")
-    _check_measurement(measurement, "metrics_measurement")
-    scalars = tuple(_metric(m, f"metrics[{i}]", scalar=True) for i, m in enumerate(data.get("metrics", []) or []))
+    """The merged profile validated by the schema (collectors/profileschema.py), then the poller's dataclasses."""
+    try:
+        checked = ProfileFile.model_validate(data)
+    except ValidationError as exc:
+        raise ProfileError("; ".join(describe(exc))) from None
+    scalars = tuple(_metric(m, f"metrics[{i}]", scalar=True) for i, m in enumerate(checked.metrics))
     _check_unique([m.name for m in scalars], "metrics")
     _check_parts(scalars, "metrics")
-    tables = tuple(_table(t, f"tables[{i}]") for i, t in enumerate(data.get("tables", []) or []))
+    tables = tuple(_table(t, f"tables[{i}]") for i, t in enumerate(checked.tables))
     _check_unique([t.name for t in tables], "tables")
-    graphs = tuple(_graph(g, f"graphs[{i}]", {t.name for t in tables}) for i, g in enumerate(data.get("graphs") or []))
+    names = {t.name for t in tables}
+    for i, offer in enumerate(checked.graphs):
+        if offer.per and offer.per not in names:
+            raise ProfileError(f"graphs[{i}].per: {offer.per!r} is not a table of this profile")
     return Profile(
         name=name,
         path=str(path),
-        description=str(data.get("description", "")),
-        priority=_int(data, "priority"),
-        abstract=bool(data.get("abstract", False)),
-        match=_match(data.get("match", {}) or {}),
-        interfaces=bool(interfaces.get("enabled", True)),
-        interface_counters=counters,
-        skip_ports=_regex(interfaces.get("skip_ports"), "interfaces.skip_ports"),
+        description=checked.description,
+        priority=checked.priority,
+        abstract=checked.abstract,
+        match=Match(
+            tuple(checked.match.sys_object_id),
+            tuple(re.compile(p) for p in checked.match.sys_descr),
+            tuple(checked.match.oid_present),
+        ),
+        interfaces=checked.interfaces.enabled,
+        interface_counters=tuple(checked.interfaces.counters),
+        skip_ports=re.compile(checked.interfaces.skip_ports) if checked.interfaces.skip_ports else None,
         scalars=scalars,
-        scalar_measurement=measurement,
+        scalar_measurement=checked.metrics_measurement,
         tables=tables,
-        graphs=graphs,
+        graphs=tuple(GraphOffer(g.template, g.per) for g in checked.graphs),
     )
 
 
-def _metric(data: object, where: str, scalar: bool, columns: set[str] | None = None) -> Metric:
-    if not isinstance(data, dict):
-        raise ProfileError(f"{where}: must be a mapping")
-    allowed = {
-        "name",
-        "oid",
-        "oids",
-        "column",
-        "columns",
-        "type",
-        "unit",
-        "scale",
-        "offset",
-        "parse",
-        "pick",
-        "numerator",
-        "denominator",
-        "emit",
-    }
-    for key in data:
-        if key not in allowed:
-            raise ProfileError(f"{where}.{key}: unknown field")
-    name = data.get("name")
-    if not isinstance(name, str) or not _NAME.match(name):
-        raise ProfileError(f"{where}.name: must be snake_case (got {name!r})")
-    kind = data.get("type", "gauge")
-    if kind not in METRIC_TYPES:
-        raise ProfileError(f"{where}.type: {kind!r} is not one of {', '.join(METRIC_TYPES)}")
-    key_one, key_many = ("oid", "oids") if scalar else ("column", "columns")
-    oids = [data[key_one]] if key_one in data else list(_list(data.get(key_many, []), f"{where}.{key_many}"))
-    if kind in DERIVED:
-        for part in ("numerator", "denominator"):
-            if not isinstance(data.get(part), str):
-                raise ProfileError(f"{where}.{part}: a {kind} needs the name of another metric here")
-    elif not oids:
-        raise ProfileError(f"{where}.{key_one}: missing")
-    for oid in oids:
-        if not isinstance(oid, str) or not _OID.match(oid):
-            raise ProfileError(f"{where}.{key_one}: {oid!r} is not a numeric OID")
-    scale = data.get("scale", 1)
-    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or scale == 0:
-        raise ProfileError(f"{where}.scale: must be a non-zero number")
-    offset = data.get("offset", 0)
-    if isinstance(offset, bool) or not isinstance(offset, (int, float)):
-        raise ProfileError(f"{where}.offset: must be a number")
-    pick = data.get("pick", 0)
-    if isinstance(pick, bool) or not isinstance(pick, int) or pick < 0:
-        raise ProfileError(f"{where}.pick: must be an integer >= 0")
-    parse = _regex(data.get("parse"), f"{where}.parse")
-    if parse is not None and parse.groups != 1:
-        raise ProfileError(f"{where}.parse: the regex needs exactly one (group) around the number")
+def _metric(data: MetricFile, where: str, scalar: bool) -> Metric:
+    oids = data.addresses(scalar)
+    if data.type not in DERIVED and not oids:
+        raise ProfileError(f"{where}.{'oid' if scalar else 'column'}: missing")
+    check = data.unit_check
     return Metric(
-        name=name,
-        oids=tuple(o.lstrip(".") for o in oids),
-        type=kind,
-        unit=str(data.get("unit", "")),
-        scale=float(scale),
-        offset=float(offset),
-        parse=parse,
-        pick=pick,
-        numerator=str(data.get("numerator", "")),
-        denominator=str(data.get("denominator", "")),
-        emit=bool(data.get("emit", True)),
+        name=data.name,
+        oids=tuple(oids),
+        type=data.type,
+        unit=data.unit,
+        scale=float(data.scale),
+        offset=float(data.offset),
+        parse=re.compile(data.parse) if data.parse else None,
+        pick=data.pick,
+        numerator=data.numerator or "",
+        denominator=data.denominator or "",
+        parts=tuple(data.parts),
+        emit=data.emit,
+        unit_gauge=check.gauge if check else "",
+        unit_scales=tuple(check.units.items()) if check else (),
     )
 
 
-def _table(data: object, where: str) -> Table:
-    if not isinstance(data, dict):
-        raise ProfileError(f"{where}: must be a mapping")
-    for key in data:
-        if key not in {"name", "measurement", "metrics", "tags", "static_tags", "skip", "max_rows"}:
-            raise ProfileError(f"{where}.{key}: unknown field")
-    name = data.get("name")
-    if not isinstance(name, str) or not _NAME.match(name):
-        raise ProfileError(f"{where}.name: must be snake_case (got {name!r})")
-    measurement = data.get("measurement")
-    _check_measurement(measurement, f"{where}.measurement")
-    metrics = tuple(_metric(m, f"{where}.metrics[{i}]", scalar=False) for i, m in enumerate(data.get("metrics") or []))
-    if not metrics:
-        raise ProfileError(f"{where}.metrics: a table needs at least one metric")
-    names = [m.name for m in metrics]
-    _check_unique(names, f"{where}.metrics")
+def _table(data: TableFile, where: str) -> Table:
+    metrics = tuple(_metric(m, f"{where}.metrics[{i}]", scalar=False) for i, m in enumerate(data.metrics))
+    _check_unique([m.name for m in metrics], f"{where}.metrics")
     _check_parts(metrics, f"{where}.metrics")
-    tags = []
-    for i, tag in enumerate(data.get("tags") or []):
-        if not isinstance(tag, dict) or not isinstance(tag.get("name"), str) or not _NAME.match(tag["name"]):
-            raise ProfileError(f"{where}.tags[{i}]: needs a snake_case `name`")
-        if "column" in tag and not _OID.match(str(tag["column"])):
-            raise ProfileError(f"{where}.tags[{i}].column: {tag['column']!r} is not a numeric OID")
-        part = tag.get("index")
-        if "column" not in tag and not (isinstance(part, int) and not isinstance(part, bool)):
-            raise ProfileError(f"{where}.tags[{i}]: needs `column` (an OID) or `index` (a position in the row index)")
-        tags.append(Tag(tag["name"], str(tag.get("column", "")).lstrip("."), part if "column" not in tag else None))
-    if not tags:
-        raise ProfileError(f"{where}.tags: a table needs at least one identifying tag")
-    static = data.get("static_tags", {}) or {}
-    if not isinstance(static, dict):
-        raise ProfileError(f"{where}.static_tags: must be a mapping")
-    max_rows = data.get("max_rows", 2000)
-    if not isinstance(max_rows, int) or isinstance(max_rows, bool) or not 1 <= max_rows <= 100000:
-        raise ProfileError(f"{where}.max_rows: must be an integer from 1 to 100000")
-    return Table(
-        name=name,
-        measurement=measurement,
-        metrics=metrics,
-        tags=tuple(tags),
-        static_tags={str(k): str(v) for k, v in static.items()},
-        skip=_regex(data.get("skip"), f"{where}.skip"),
-        max_rows=max_rows,
+    tags = tuple(
+        Tag(
+            t.name,
+            t.column or "",
+            t.index if t.column is None else None,
+            t.lookup.column if t.lookup else "",
+            t.lookup.index if t.lookup else 0,
+        )
+        for t in data.tags
     )
-
-
-def _match(data: object) -> Match:
-    if not isinstance(data, dict):
-        raise ProfileError("match: must be a mapping")
-    for key in data:
-        if key not in {"sys_object_id", "sys_descr", "oid_present"}:
-            raise ProfileError(f"match.{key}: unknown field (sys_object_id, sys_descr, oid_present)")
-    prefixes = tuple(str(p).lstrip(".") for p in _list(data.get("sys_object_id", []), "match.sys_object_id"))
-    for prefix in prefixes:
-        if not _OID.match(prefix):
-            raise ProfileError(f"match.sys_object_id: {prefix!r} is not a numeric OID")
-    present = tuple(str(p).lstrip(".") for p in _list(data.get("oid_present", []), "match.oid_present"))
-    for oid in present:
-        if not _OID.match(oid):
-            raise ProfileError(f"match.oid_present: {oid!r} is not a numeric OID")
-    descr = tuple(_regex(p, "match.sys_descr") for p in _list(data.get("sys_descr", []), "match.sys_descr"))
-    return Match(prefixes, descr, present)
-
-
-def _graph(data: object, where: str, tables: set[str]) -> GraphOffer:
-    if isinstance(data, str):
-        return GraphOffer(data)
-    if not isinstance(data, dict) or not isinstance(data.get("template"), str):
-        raise ProfileError(f"{where}: needs a `template`")
-    per = str(data.get("per", ""))
-    if per and per not in tables:
-        raise ProfileError(f"{where}.per: {per!r} is not a table of this profile")
-    return GraphOffer(data["template"], per)
-
-
-def _regex(value: object, where: str) -> re.Pattern | None:
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise ProfileError(f"{where}: must be a regular expression string")
-    try:
-        return re.compile(value)
-    except re.error as exc:
-        raise ProfileError(f"{where}: bad regular expression: {exc}") from None
+    return Table(
+        name=data.name,
+        measurement=data.measurement,
+        metrics=metrics,
+        tags=tags,
+        static_tags=dict(data.static_tags),
+        skip=re.compile(data.skip) if data.skip else None,
+        max_rows=data.max_rows,
+    )
 
 
 def _list(value: object, where: str) -> list:
@@ -370,25 +264,24 @@ def _list(value: object, where: str) -> list:
 
 
 def _check_parts(metrics: tuple[Metric, ...], where: str) -> None:
-    """A ratio's or difference's parts must be metrics declared beside it (ratios need counters)."""
+    """A derived metric's parts must be metrics declared beside it (ratios need counters; sums and quotients
+    are worked out in order, so a derived part must come before them)."""
     by_name = {m.name: m for m in metrics}
+    order = {m.name: i for i, m in enumerate(metrics)}
     for m in metrics:
+        if m.unit_gauge and m.unit_gauge not in by_name:
+            raise ProfileError(f"{where}.{m.name}.unit_check.gauge: {m.unit_gauge!r} is not declared beside it")
         if m.type not in DERIVED:
             continue
-        for part in (m.numerator, m.denominator):
+        for part in m.parts or (m.numerator, m.denominator):
             if part not in by_name:
                 raise ProfileError(f"{where}.{m.name}: {part!r} is not declared beside it")
             if m.type == "ratio" and by_name[part].type != "counter":
                 raise ProfileError(
                     f"{where}.{m.name}: a ratio divides counter deltas; {part!r} is a {by_name[part].type}"
                 )
-
-
-def _int(data: dict, key: str) -> int:
-    value = data.get(key, 0)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ProfileError(f"{key}: must be an integer")
-    return value
+            if by_name[part].type in DERIVED and order[part] > order[m.name]:
+                raise ProfileError(f"{where}.{m.name}: {part!r} is derived too and must be declared before it")
 
 
 def _check_unique(names: list[str], where: str) -> None:
@@ -397,11 +290,6 @@ def _check_unique(names: list[str], where: str) -> None:
         if name in seen:
             raise ProfileError(f"{where}: {name!r} is declared twice")
         seen.add(name)
-
-
-def _check_measurement(value: object, where: str) -> None:
-    if value not in MEASUREMENTS:
-        raise ProfileError(f"{where}: {value!r} is not one of {', '.join(MEASUREMENTS)}")
 
 
 def _one_line(exc: Exception) -> str:

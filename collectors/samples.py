@@ -32,6 +32,9 @@ class CounterState:
     ports: KnownPorts | None = None  # names, aliases and speeds as last read (not re-read every poll)
     rows: dict[str, int] = field(default_factory=dict)  # rows of each profile table, to size the next walk
     windows: Windows = field(default_factory=Windows)  # open 5-minute and 1-hour rollup windows (collectors/rollup)
+    units: dict[str, str] = field(
+        default_factory=dict
+    )  # unit-checked ratios: the unit decided (collectors/latencyunit)
 
     def reading(self, key: str) -> Reading | None:
         """The counter kept under `key`, as a Reading for rate maths (None when it was not read last time)."""
@@ -50,6 +53,8 @@ class CounterState:
             raw["rows"] = self.rows
         if self.windows.series:
             raw["windows"] = self.windows.to_raw()
+        if self.units:
+            raw["units"] = self.units
         return orjson.dumps(raw, option=orjson.OPT_NON_STR_KEYS)  # ifIndex keys in the port knowledge
 
     @classmethod
@@ -73,6 +78,7 @@ class CounterState:
                 ports=KnownPorts.from_raw(raw["ports"]) if "ports" in raw else None,
                 rows={str(k): int(v) for k, v in raw.get("rows", {}).items()},
                 windows=Windows.from_raw(raw.get("windows")),
+                units={str(k): str(v) for k, v in (raw.get("units") or {}).items()},
             )
         except (orjson.JSONDecodeError, ValueError, KeyError, TypeError, IndexError, AttributeError):
             return None

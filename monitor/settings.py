@@ -33,6 +33,7 @@ INSTALLED_APPS = [
     "monitor.alerts",
     "monitor.graphs.trees",
     "monitor.health",
+    "monitor.storage",
     "axes",
     "rest_framework",
     "drf_spectacular",
@@ -208,6 +209,12 @@ CELERY_IMPORTS = ("monitor.polling.sweep",)
 CELERY_BEAT_SCHEDULE["alerts-send-pending"] = {
     "task": "alerts.send_pending",
     "schedule": float(env_int("ALERTS_SEND_INTERVAL_S", 15, minimum=1)),
+}
+# The iSCSI path (which switch ports carry each array's traffic), learned again daily (and after a discovery).
+CELERY_BEAT_SCHEDULE["storage-refresh-paths"] = {
+    "task": "storage.refresh_paths",
+    "schedule": float(env_int("MONITOR_PATH_REFRESH_S", 86400, minimum=300)),
+    "options": {"expires": 3600},
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False

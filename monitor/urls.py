@@ -38,5 +38,6 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("alerts/", include("monitor.alerts.urls")),
     path("", include("monitor.events.urls")),
+    path("storage/", include("monitor.storage.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -28,7 +28,7 @@ RECORDINGS = {
     "c3560": (PACKAGE / "network/switch/cisco-c3560.snmprec.bz2", "generic"),
     "procurve": (PACKAGE / "network/switch/hpe-procurve-516733-b21.snmprec.bz2", "generic"),
     "linux": (PACKAGE / "os/linux/unknown-006.snmprec.bz2", "net-snmp-host"),
-    "netapp": (PACKAGE / "storage/netapp-fas3270.snmprec.bz2", "generic"),
+    "netapp": (PACKAGE / "storage/netapp-fas3270.snmprec.bz2", "netapp-ontap"),
 }
 
 

@@ -5,9 +5,25 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from monitor.devstack.layer2 import (  # noqa: F401 - re-exported: tests and the demo build switches from here
+    BRIDGE_PORT_IFINDEX,
+    FDB,
+    LLDP_LOC,
+    LLDP_REM,
+    QFDB,
+    Attached,
+    array_attachments,
+    l2_records,
+)
+
 SYS = "1.3.6.1.2.1.1"
 IF_TABLE = "1.3.6.1.2.1.2.2.1"
 IFX_TABLE = "1.3.6.1.2.1.31.1.1.1"
+DOT3_PAUSE = "1.3.6.1.2.1.10.7.10.1"
+# The demo's hourly storage spike: 5 minutes from 20 past every hour (the array's latency and the switch port
+# on its path together; tests move it with the control file's "pulse").
+SPIKE = (3600, 1200, 300)
+DAILY_PHASE = 57600  # a sine of period one day peaks at 14:00 UTC with this phase
 
 
 @dataclass
@@ -25,6 +41,22 @@ class SimPort:
     amplitude: float = 0.0
     period_s: float = 3600.0
     initial: int | None = None  # counter value at the agent's boot (default: a per-port spread)
+    mac: str = ""  # ifPhysAddress, aa:bb:cc:dd:ee:ff
+    pulse: tuple[int, int, int] | None = None  # (period, offset, duration) s of a recurring burst
+    pulse_out_rate: float = 0.0  # bytes/s more sent during the burst
+    pulse_out_discards: float = 0.0  # frames/s discarded outbound during the burst
+    pulse_in_pause: float = 0.0  # pause frames/s received during the burst
+    pause: bool = False  # serves EtherLike-MIB dot3PauseTable
+
+
+@dataclass(frozen=True)
+class ArrayIo:
+    """How a simulated array's I/O moves (monitor/devstack/story.py writes the demo's past from it): the day's
+    shape of every I/O rate, and each volume's and member's read latency, usually and during the hourly spike."""
+
+    daily: tuple[float, float, float]  # amplitude, period s, phase s: rate x (1 + a sin(2 pi (t + phase) / period))
+    spike: tuple[int, int, int]  # period, offset, duration s
+    read_ms: dict[tuple[str, str], tuple[float, float]]  # (measurement, name) -> (usual ms, ms during the spike)
 
 
 @dataclass
@@ -37,6 +69,7 @@ class SimDevice:
     sys_name: str
     ports: list[SimPort] = field(default_factory=list)
     extra: list[tuple[str, str, str]] = field(default_factory=list)
+    io: ArrayIo | None = None  # a breathing array's I/O model
 
     def records(self) -> list[tuple[str, str, str]]:
         rows = [
@@ -53,10 +86,11 @@ class SimDevice:
                 (f"{IF_TABLE}.2.{i}", "4", p.name),
                 (f"{IF_TABLE}.3.{i}", "2", "6"),
                 (f"{IF_TABLE}.5.{i}", "66", str(min(p.speed_bps, 4_294_967_295))),
+                *([(f"{IF_TABLE}.6.{i}", "4x", p.mac.replace(":", ""))] if p.mac else []),
                 (f"{IF_TABLE}.7.{i}", "2", "1"),
                 (f"{IF_TABLE}.8.{i}", "2", "1" if p.oper_up else "2"),
                 (f"{IF_TABLE}.10.{i}", "65:simdev", _counter(p.in_rate, p, 32, f"{p.name}-in")),
-                (f"{IF_TABLE}.16.{i}", "65:simdev", _counter(p.out_rate, p, 32, f"{p.name}-out")),
+                (f"{IF_TABLE}.16.{i}", "65:simdev", _counter(p.out_rate, p, 32, f"{p.name}-out", p.pulse_out_rate)),
                 (f"{IFX_TABLE}.1.{i}", "4", p.name),
                 (f"{IFX_TABLE}.15.{i}", "66", str(p.speed_bps // 1_000_000)),
                 (f"{IFX_TABLE}.18.{i}", "4", p.alias),
@@ -70,10 +104,21 @@ class SimDevice:
                     (13, 0.0, "in-discards"),
                     (14, 0.01, "in-errors"),
                     (17, out_pps, "out-ucast32"),
-                    (19, 0.0, "out-discards"),
                     (20, 0.0, "out-errors"),
                 )
             ]
+            rows.append(
+                (
+                    f"{IF_TABLE}.19.{i}",
+                    "65:simdev",
+                    _counter(0.0, p, 32, f"{p.name}-out-discards", p.pulse_out_discards),
+                )
+            )
+            if p.pause:  # EtherLike-MIB dot3InPauseFrames / dot3OutPauseFrames
+                rows += [
+                    (f"{DOT3_PAUSE}.3.{i}", "65:simdev", _counter(0.0, p, 32, f"{p.name}-in-pause", p.pulse_in_pause)),
+                    (f"{DOT3_PAUSE}.4.{i}", "65:simdev", _counter(0.0, p, 32, f"{p.name}-out-pause")),
+                ]
             rows += [
                 (f"{IFX_TABLE}.3.{i}", "65:simdev", _counter(1.0, p, 32, f"{p.name}-in-bcast32")),
                 (f"{IFX_TABLE}.5.{i}", "65:simdev", _counter(0.5, p, 32, f"{p.name}-out-bcast32")),
@@ -83,7 +128,11 @@ class SimDevice:
                     (f"{IFX_TABLE}.6.{i}", "70:simdev", _counter(p.in_rate, p, 64, f"{p.name}-in")),
                     (f"{IFX_TABLE}.7.{i}", "70:simdev", _counter(in_pps, p, 64, f"{p.name}-in-ucast")),
                     (f"{IFX_TABLE}.9.{i}", "70:simdev", _counter(1.0, p, 64, f"{p.name}-in-bcast")),
-                    (f"{IFX_TABLE}.10.{i}", "70:simdev", _counter(p.out_rate, p, 64, f"{p.name}-out")),
+                    (
+                        f"{IFX_TABLE}.10.{i}",
+                        "70:simdev",
+                        _counter(p.out_rate, p, 64, f"{p.name}-out", p.pulse_out_rate),
+                    ),
                     (f"{IFX_TABLE}.11.{i}", "70:simdev", _counter(out_pps, p, 64, f"{p.name}-out-ucast")),
                     (f"{IFX_TABLE}.13.{i}", "70:simdev", _counter(0.5, p, 64, f"{p.name}-out-bcast")),
                 ]
@@ -98,13 +147,15 @@ class SimDevice:
         return path
 
 
-def _counter(rate: float, port: SimPort, bits: int, key: str) -> str:
+def _counter(rate: float, port: SimPort, bits: int, key: str, burst: float = 0.0) -> str:
     initial = (
         port.initial if port.initial is not None else (port.index * 7_919_000_003) % (2**32 if bits == 32 else 2**40)
     )
     text = f"r={rate},o={initial},b={bits},k={key}"
     if port.amplitude:
         text += f",a={port.amplitude},p={port.period_s}"
+    if burst and port.pulse:
+        text += ",s={},sp={},so={},sd={}".format(burst, *port.pulse)
     return text
 
 
@@ -112,8 +163,21 @@ def _escape(value: str) -> str:
     return value.replace("\n", " ").replace("|", "/")
 
 
-def powerconnect_6248(community: str = "pc6248", name: str = "pc6248-demo", busy: bool = True) -> SimDevice:
-    """A Dell PowerConnect 6248: 48 gigabit ports 1/g1..1/g48, four 10G uplinks, traffic that breathes."""
+def powerconnect_6248(
+    community: str = "pc6248",
+    name: str = "pc6248-demo",
+    busy: bool = True,
+    attached: list[Attached] | None = None,
+    fdb: bool = True,
+    lldp: bool = True,
+    spike: tuple[int, int, int] | None = None,
+) -> SimDevice:
+    """A Dell PowerConnect 6248: 48 gigabit ports 1/g1..1/g48, four 10G uplinks, traffic that breathes.
+
+    `attached`: hosts on its ports, served in its forwarding tables (`fdb`) and LLDP neighbours (`lldp`); with a
+    `spike`, the first attached port carries a burst near line rate (96 %) with discards and pause frames then."""
+    attached = attached or []
+    busy_port = attached[0].switch_port if attached and spike else None
     ports = []
     for n in range(1, 49):
         up = n % 11 != 0
@@ -126,10 +190,17 @@ def powerconnect_6248(community: str = "pc6248", name: str = "pc6248-demo", busy
                 oper_up=up,
                 in_rate=base,
                 out_rate=base * 0.6,
-                amplitude=0.5 if busy else 0.0,
+                amplitude=0.5 if busy and n != busy_port else 0.0,
                 period_s=900 + 60 * n,
+                mac=f"00:1e:c9:00:00:{n:02x}",
+                pause=True,
             )
         )
+    if busy_port is not None:
+        port = ports[busy_port - 1]
+        port.alias = f"{attached[0].sys_name} {attached[0].port_name}"
+        port.pulse, port.pulse_out_rate = spike, 120_000_000.0 - port.out_rate  # 96 % of 1 Gbit/s
+        port.pulse_out_discards, port.pulse_in_pause = 40.0, 150.0
     for n in range(1, 5):
         ports.append(
             SimPort(
@@ -141,6 +212,8 @@ def powerconnect_6248(community: str = "pc6248", name: str = "pc6248-demo", busy
                 out_rate=45_000_000.0 * n if busy else 0.0,
                 amplitude=0.3 if busy else 0.0,
                 period_s=1200,
+                mac=f"00:1e:c9:00:01:{n:02x}",
+                pause=True,
             )
         )
     extra = [
@@ -153,16 +226,23 @@ def powerconnect_6248(community: str = "pc6248", name: str = "pc6248-demo", busy
             "    5 Secs ( 12.4918%)   60 Secs ( 9.2271%)  300 Secs ( 8.2591%)",
         ),
     ]
+    servers = [Attached(n, f"00:50:56:00:00:{n:02x}") for n in range(1, 7)]  # VMware hosts' NICs, no LLDP
+    extra += l2_records(ports, servers + attached, "00:1e:c9:00:00:00", name, fdb, lldp)
     return SimDevice(
         community, "PowerConnect 6248, 3.3.7.3, VxWorks 6.5", "1.3.6.1.4.1.674.10895.3011", name, ports, extra
     )
 
 
-def equallogic_array(community: str = "eql", name: str = "eql-demo", volumes: int = 3) -> SimDevice:
-    """A Dell EqualLogic PS-like member: iSCSI ports, health, sensors, a pool and volumes with I/O counters.
+def equallogic_array(
+    community: str = "eql", name: str = "eql-demo", volumes: int = 3, breathing: bool = False
+) -> SimDevice:
+    """A Dell EqualLogic PS-like member: iSCSI ports, health, sensors, two pools and volumes with I/O counters.
 
     Volume v (1-based) does 100*v read and 50*v write operations per second at (1.5*v) ms and (0.5*v) ms
-    average latency, moving 8 KiB per operation; latency sums count microseconds, as real arrays do.
+    average latency, moving 8 KiB per operation, with an average queue depth of 2*v, in pool "default" (volumes 1
+    and 2) or "ssd" (the others); latency sums count microseconds, as real arrays do, and the average-latency
+    gauges say so in whole milliseconds. `breathing`: operations follow the day (peak at 14:00 UTC, half at
+    night) and, during the hourly spike (SPIKE), volumes 1 and 2 read at 65 ms and 35 ms whatever the hour.
     """
     ports = [
         SimPort(
@@ -173,6 +253,7 @@ def equallogic_array(community: str = "eql", name: str = "eql-demo", volumes: in
             out_rate=55_000_000.0 if i < 3 else 30_000.0,
             amplitude=0.4,
             period_s=1800,
+            mac=f"00:09:8a:07:00:{i + 1:02x}",
         )
         for i in range(4)
     ]
@@ -184,9 +265,12 @@ def equallogic_array(community: str = "eql", name: str = "eql-demo", volumes: in
         (f"{eql}.2.1.10.1.1.{member}", "2", "4194304"),
         (f"{eql}.2.1.10.1.2.{member}", "2", "1572864"),
         (f"{eql}.2.1.12.1.1.{member}", "66", str(4 * volumes)),
-        (f"{eql}.16.1.1.1.3.1.1", "4", "default"),
+        (f"{eql}.16.1.1.1.3.1.1", "4", "default"),  # eqlStoragePoolName, index eqlGroupId.eqlStoragePoolIndex
         (f"{eql}.16.1.2.1.1.1.1", "70", "4194304"),
         (f"{eql}.16.1.2.1.2.1.1", "70", "1572864"),
+        (f"{eql}.16.1.1.1.3.1.2", "4", "ssd"),
+        (f"{eql}.16.1.2.1.1.1.2", "70", "2097152"),
+        (f"{eql}.16.1.2.1.2.1.2", "70", "614400"),
     ]
     for n, (sensor, celsius) in enumerate([("Backplane sensor 0", 31), ("Control module 0 processor", 54)], 1):
         extra += [
@@ -196,24 +280,73 @@ def equallogic_array(community: str = "eql", name: str = "eql-demo", volumes: in
             (f"{eql}.2.1.6.1.5.{member}.{n}", "2", "70"),
             (f"{eql}.2.1.6.1.6.{member}.{n}", "2", "60"),
         ]
+    shape = f",a=0.5,p=86400,f={DAILY_PHASE}" if breathing else ""
+    spike_ms = {1: 65.0, 2: 35.0}
+    member_reads = member_writes = 0.0
+    member_read_us = member_write_us = member_spike_us = 0.0
     member_idx = "1841966935"
     for v in range(1, volumes + 1):
         idx = f"{member_idx}.{v}"
         reads, writes = 100.0 * v, 50.0 * v
+        read_ms, write_ms, depth = 1.5 * v, 0.5 * v, 2.0 * v
+        burst = ""
+        gauge_burst = ""
+        if breathing and v in spike_ms:
+            extra_us = reads * (spike_ms[v] - read_ms) * 1000  # rides on the day's shape as the reads do
+            member_spike_us += extra_us
+            burst = ",s={},sp={},so={},sd={}".format(extra_us, *SPIKE)
+            gauge_burst = ",gs={},sp={},so={},sd={}".format(round(spike_ms[v]), *SPIKE)
+        member_reads, member_writes = member_reads + reads, member_writes + writes
+        member_read_us += reads * read_ms * 1000
+        member_write_us += writes * write_ms * 1000
         extra += [
             (f"{eql}.5.1.7.1.1.4.{idx}", "4", f"vmfs-datastore-{v}"),
             (f"{eql}.5.1.7.1.1.8.{idx}", "2", str(512000 * v)),
+            (f"{eql}.5.1.7.1.1.22.{idx}", "66", "1" if v < 3 else "2"),  # eqliscsiVolumeStoragePoolIndex
             (f"{eql}.5.1.7.7.1.9.{idx}", "2", "4"),
             (f"{eql}.5.1.7.7.1.13.{idx}", "66", str(200000 * v)),
-            (f"{eql}.5.1.7.34.1.3.{idx}", "70:simdev", f"r={reads * 8192},b=64,k=vol{v}-rx"),
-            (f"{eql}.5.1.7.34.1.4.{idx}", "70:simdev", f"r={writes * 8192},b=64,k=vol{v}-wx"),
-            (f"{eql}.5.1.7.34.1.6.{idx}", "70:simdev", f"r={reads * 1500 * v},b=64,k=vol{v}-rlat"),
-            (f"{eql}.5.1.7.34.1.7.{idx}", "70:simdev", f"r={writes * 500 * v},b=64,k=vol{v}-wlat"),
-            (f"{eql}.5.1.7.34.1.8.{idx}", "70:simdev", f"r={reads},b=64,k=vol{v}-rops"),
-            (f"{eql}.5.1.7.34.1.9.{idx}", "70:simdev", f"r={writes},b=64,k=vol{v}-wops"),
+            (f"{eql}.5.1.7.34.1.3.{idx}", "70:simdev", f"r={reads * 8192},b=64,k=vol{v}-rx{shape}"),
+            (f"{eql}.5.1.7.34.1.4.{idx}", "70:simdev", f"r={writes * 8192},b=64,k=vol{v}-wx{shape}"),
+            (f"{eql}.5.1.7.34.1.6.{idx}", "70:simdev", f"r={reads * read_ms * 1000},b=64,k=vol{v}-rlat{shape}{burst}"),
+            (f"{eql}.5.1.7.34.1.7.{idx}", "70:simdev", f"r={writes * write_ms * 1000},b=64,k=vol{v}-wlat{shape}"),
+            (f"{eql}.5.1.7.34.1.8.{idx}", "70:simdev", f"r={reads},b=64,k=vol{v}-rops{shape}"),
+            (f"{eql}.5.1.7.34.1.9.{idx}", "70:simdev", f"r={writes},b=64,k=vol{v}-wops{shape}"),
+            (f"{eql}.5.1.7.34.1.10.{idx}", "66:simdev", f"g={round(read_ms)},k=vol{v}-ravg{gauge_burst}"),
+            (f"{eql}.5.1.7.34.1.11.{idx}", "66:simdev", f"g={round(write_ms)},k=vol{v}-wavg"),
+            (f"{eql}.5.1.7.34.1.14.{idx}", "70:simdev", f"r={reads + writes},b=64,k=vol{v}-cmds{shape}"),
+            (f"{eql}.5.1.7.34.1.15.{idx}", "70:simdev", f"r={(reads + writes) * depth},b=64,k=vol{v}-qd{shape}"),
         ]
-    return SimDevice(community, "Storage Array", "1.3.6.1.4.1.12740.17.1", name, ports, extra)
+    member_burst = member_gauge_burst = ""
+    if member_spike_us:  # the member's reads during the spike: its volumes' together
+        member_burst = ",s={},sp={},so={},sd={}".format(member_spike_us, *SPIKE)
+        spike_gauge = round((member_read_us + member_spike_us) / member_reads / 1000)
+        member_gauge_burst = ",gs={},sp={},so={},sd={}".format(spike_gauge, *SPIKE)
+    read_gauge = round(member_read_us / member_reads / 1000)
+    extra += [  # the member's own I/O: the sum of its volumes
+        (f"{eql}.2.1.12.1.2.{member}", "70:simdev", f"r={member_read_us},b=64,k=member-rlat{shape}{member_burst}"),
+        (f"{eql}.2.1.12.1.3.{member}", "70:simdev", f"r={member_write_us},b=64,k=member-wlat{shape}"),
+        (f"{eql}.2.1.12.1.4.{member}", "66:simdev", f"g={read_gauge},k=member-ravg{member_gauge_burst}"),
+        (f"{eql}.2.1.12.1.5.{member}", "66", str(round(member_write_us / member_writes / 1000))),
+        (f"{eql}.2.1.12.1.6.{member}", "70:simdev", f"r={member_reads},b=64,k=member-rops{shape}"),
+        (f"{eql}.2.1.12.1.7.{member}", "70:simdev", f"r={member_writes},b=64,k=member-wops{shape}"),
+        (f"{eql}.2.1.12.1.8.{member}", "70:simdev", f"r={member_reads * 8192},b=64,k=member-tx{shape}"),
+        (f"{eql}.2.1.12.1.9.{member}", "70:simdev", f"r={member_writes * 8192},b=64,k=member-rx{shape}"),
+    ]
+    io = None
+    if breathing:
+        read_ms = {
+            ("volume", f"vmfs-datastore-{v}"): (1.5 * v, spike_ms.get(v, 1.5 * v)) for v in range(1, volumes + 1)
+        }
+        read_ms[("member", "eql-member-1")] = (
+            member_read_us / member_reads / 1000,
+            (member_read_us + member_spike_us) / member_reads / 1000,
+        )
+        io = ArrayIo((0.5, 86400.0, float(DAILY_PHASE)), SPIKE, read_ms)
+    return SimDevice(community, "Storage Array", "1.3.6.1.4.1.12740.17.1", name, ports, extra, io)
 
 
 def demo_fleet() -> list[SimDevice]:
-    return [powerconnect_6248(), equallogic_array()]
+    """The demo: a breathing EqualLogic array cabled to a PowerConnect 6248 (eth0..eth3 on 1/g7..1/g10), whose
+    forwarding tables and LLDP tie those ports to the array, and whose 1/g7 is near line rate during the spike."""
+    array = equallogic_array(breathing=True)
+    return [powerconnect_6248(attached=array_attachments(array), spike=SPIKE), array]

@@ -2,7 +2,9 @@
 and the rollup windows they close), so the month and year views have data on the first start.
 
 Each device is polled twice for real (collectors.poll, against its simulated agent) to learn what its polls
-return; past polls are that shape with values that follow office hours, weekends and a short burst a day."""
+return; past polls are that shape, moved as the device's story says (monitor/devstack/story.py: the ports' sines,
+the array's daily shape and hourly latency spike with the busy switch port), and what no story models follows
+office hours, weekends and a short burst a day."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import asyncio
 import math
 import random
 import time
+import zlib
 from collections.abc import Callable
 
 from collectors.influx import InfluxWriter
@@ -17,12 +20,16 @@ from collectors.poll import poll_device
 from collectors.profiles import Profile
 from collectors.samples import Sample
 from collectors.snmptypes import SnmpTarget
+from monitor.devstack.story import Story
 from monitor.timeseries.history import HistoryWriter
 
 DAY = 86400
 RAW_DAYS = 14  # the raw bucket's retention: older history is written as rollups only
 BUSY = ("interface", "volume", "disk_io", "member")  # measurements whose figures follow the working day
 SKIP = {"uptime_s"}  # climbs on its own; a made-up past would contradict the agent
+# Levels and shares, not amounts of work: they do not follow the working day (read share, I/O size, latency...).
+LEVELS = {"read_pct", "avg_io_bytes", "queue_depth", "size_bytes", "free_bytes", "connections", "status", "health"}
+GROWTH_PER_DAY = 0.004  # a volume's used space was this share of its size smaller per day back (the forecast)
 
 
 async def _shape(target: SnmpTarget, key: str, profile: Profile | None) -> list[Sample]:
@@ -41,18 +48,31 @@ def load(t: float, seed: int) -> float:
     return (0.15 + 0.85 * office) * weekend
 
 
-def past(sample: Sample, t: float, rng: random.Random) -> Sample | None:
-    """The sample as it might have been at `t`."""
-    seed = hash((sample.measurement, tuple(sample.tags.items()))) & 0xFFFF
-    busy = sample.measurement in BUSY
+def _seed(sample: Sample) -> int:
+    """A number of its own per series, the same in every run (str hashes change with each interpreter)."""
+    return zlib.crc32(repr((sample.measurement, sorted(sample.tags.items()))).encode()) & 0xFFFF
+
+
+def past(sample: Sample, t: float, rng: random.Random, story: Story | None = None) -> Sample | None:
+    """The sample as it might have been at `t`: as the device's story tells it, else a generic working day."""
+    told = story.past(sample, t) if story is not None else None
+    seed = _seed(sample)
+    busy = sample.measurement in BUSY and told is None
     factor = load(t, seed) * rng.uniform(0.9, 1.1) if busy else 1.0 + 0.05 * math.sin(t / 7200 + seed)
     if busy and (t + seed * 37) % DAY < 60:  # one minute a day at three times the usual: zoom keeps it
         factor *= 3.0
     fields = {}
-    for name, value in sample.fields.items():
+    days_back = max(0.0, (time.time() - t) / DAY)
+    for name, value in (told or sample).fields.items():
         if name in SKIP:
             continue
-        fields[name] = value * factor if type(value) is float else value
+        if name == "used_bytes" and "size_bytes" in sample.fields:
+            grown = GROWTH_PER_DAY * (seed % 3) * days_back * sample.fields["size_bytes"]  # some grow, some do not
+            fields[name] = max(0.0, value - grown)
+        elif told is not None or name in LEVELS or name.endswith("_latency_ms") or type(value) is not float:
+            fields[name] = value
+        else:
+            fields[name] = value * factor
     return Sample(sample.measurement, dict(sample.tags), fields, t) if fields else None
 
 
@@ -63,8 +83,11 @@ def write(
     days: int = 30,
     step_s: int = 60,
     progress: Callable[[str], None] = print,
+    stories: dict[str, Story] | None = None,
 ) -> int:
-    """Write `days` of history of each (key, target, profile) up to `until`; returns the polls written."""
+    """Write `days` of history of each (key, target, profile) up to `until`, each device as its story (by key)
+    tells it; returns the polls written."""
+    stories = stories or {}
     shapes = {key: asyncio.run(_shape(target, key, profile)) for key, target, profile in devices}
     history = HistoryWriter(writer)
     rng = random.Random(30)
@@ -72,11 +95,12 @@ def write(
     old_step = 300  # older than raw retention: rollups only, a poll every 5 minutes is plenty
     polls = 0
     for key, samples in shapes.items():
+        story = stories.get(key)
         t = end - days * DAY
         while t < end:
             raw = t >= end - RAW_DAYS * DAY
             step = step_s if raw else old_step
-            made = [s for s in (past(sample, t, rng) for sample in samples if sample.measurement != "poller") if s]
+            made = [s for s in (past(x, t, rng, story) for x in samples if x.measurement != "poller") if s]
             history.poll(key, t, made, step, raw=raw)
             polls += 1
             t += step

@@ -15,7 +15,7 @@ from monitor.core.ids import parse_id
 from monitor.graphs.access import Access, access_for
 from monitor.graphs.timerange import RangeError, TimeRange, parse_range
 from monitor.graphs.viewhelpers import api_auth, json_error, neutral_cell, parse_points
-from monitor.models import Graph, Interface
+from monitor.models import Device, Graph, Interface
 from monitor.timeseries import aggregates, assemble, series, top
 from monitor.timeseries.flux import Member, Plot
 from monitor.timeseries.plan import MAX_POINTS, Window
@@ -246,7 +246,8 @@ def heatmap(request: HttpRequest, device_id: int) -> JsonResponse:
     except BadRequest as exc:
         return json_error(exc.status, str(exc))
     try:
-        data = top.latency_heatmap(str(device_id), field, window.start, window.end, min(points, 400))
+        interval = Device.objects.filter(pk=device_id).values_list("poll_interval_s", flat=True).first() or 60
+        data = top.latency_heatmap(str(device_id), field, window.start, window.end, min(points, 400), interval)
     except Exception as exc:
         log.warning("heatmap query for device %s failed: %s", device_id, type(exc).__name__)
         return json_error(503, UNAVAILABLE)

@@ -75,36 +75,30 @@ def slowest_volumes(start: datetime, end: datetime, limit: int = 10) -> list[tup
     return sorted(((d, v, ms) for (d, v), ms in worst.items()), key=lambda item: -item[2])[:limit]
 
 
-def latency_heatmap(device: str, field: str, start: datetime, end: datetime, columns: int) -> dict:
-    """Mean latency per (volume, time column): {"times": [ms], "volumes": [...], "values": [[ms or None]]}."""
+def latency_heatmap(
+    device: str, field: str, start: datetime, end: datetime, columns: int, min_step_s: int = 60
+) -> dict:
+    """The worst latency per (volume, time column): {"times": [ms], "volumes": [...], "values": [[ms or None]]};
+    a column spans at least `min_step_s` (the device's poll interval) on raw samples. The worst, not the mean: a
+    five-minute spike stays red in a week's view (a column of 25 minutes would average it to green)."""
     tier = tiers.finest_holding(start, datetime.now(timezone.utc))
-    every = max(tier.step_s or 60, math.ceil((end - start).total_seconds() / max(columns, 1)))
+    every = max(tier.step_s or max(5, min_step_s), math.ceil((end - start).total_seconds() / max(columns, 1)))
     if tier.step_s:
         every = math.ceil(every / tier.step_s) * tier.step_s
-    head = (
+    script = (
         "from(bucket: p_bucket) |> range(start: p_start, stop: p_stop)\n"
         '  |> filter(fn: (r) => r._measurement == "volume" and r.device == p_device and r._field == p_field)\n'
+        '  |> aggregateWindow(every: p_every, fn: max, createEmpty: false, timeSrc: "_start")\n'
+        '  |> keep(columns: ["_time", "_value", "_field", "volume"])\n'
     )
-    window = '  |> aggregateWindow(every: p_every, fn: {}, createEmpty: false, timeSrc: "_start")'
-    keep = ' |> keep(columns: ["_time", "_value", "_field", "volume"])'
     params = {"p_bucket": tier.bucket, "p_start": start, "p_stop": end, "p_device": device}
-    params["p_every"] = timedelta(seconds=every)
+    params |= {"p_every": timedelta(seconds=every), "p_field": field + "_max" if tier.step_s else field}
     cells: dict[str, dict[int, float]] = defaultdict(dict)
-    if tier.step_s:
-        script = head.replace("p_field", "p_sum") + window.format("sum") + keep + ' |> yield(name: "sum")\n'
-        script += head.replace("p_field", "p_count") + window.format("sum") + keep + ' |> yield(name: "count")\n'
-        got: dict[tuple[str, int], dict[str, float]] = defaultdict(dict)
-        for table in run(script, params | {"p_sum": field + "_sum", "p_count": field + "_count"}):
-            for t, value in table.rows:
-                got[(table.group.get("volume", ""), t)][table.result] = value
-        for (volume, t), pair in got.items():
-            if pair.get("count") and pair.get("sum") is not None:
-                cells[volume][t] = pair["sum"] / pair["count"]
-    else:
-        for table in run(head + window.format("mean") + keep + "\n", params | {"p_field": field}):
-            for t, value in table.rows:
-                if value is not None:
-                    cells[table.group.get("volume", "")][t] = value
+    for table in run(script, params):
+        for t, value in table.rows:
+            if value is not None and math.isfinite(value):
+                volume = table.group.get("volume", "")
+                cells[volume][t] = max(value, cells[volume].get(t, value))
     times = sorted({t for row in cells.values() for t in row})
     volumes = sorted(cells)
     return {

@@ -3,11 +3,16 @@
 # snmpsim exec()s this file and injects `recordContext` per OID. Record values look like
 #   r=125000,a=0.3,p=3600,o=1000,b=64,k=port1-in   (a counter: bytes/s, sine amplitude and period,
 #                                                   initial value, width in bits, control key)
+#   ...,f=57600                                    (the sine's phase: rate*(1 + a*sin(2*pi*(t+f)/p)))
+#   ...,s=5000,sp=3600,so=1200,sd=300              (a pulse: s more per second from so to so+sd of every sp,
+#                                                   riding on the record's sine as its rate does)
 #   u=1                                            (sysUpTime in TimeTicks since the agent's epoch)
 #   g=42,k=temp1                                   (a gauge, overridable by key)
+#   g=2,gs=65,sp=3600,so=1200,sd=300               (a gauge that reads gs during the pulse)
 # A JSON control file named by $SIMDEV_CONTROL (re-read when it changes) can hold
 #   {"epoch": <unix time of the last "boot">, "rates": {key: [[since, bytes_per_s], ...]},
-#    "gauges": {key: value}}
+#    "gauges": {key: value}, "pulse": {"period": s, "offset": s, "duration": s}}
+# ("pulse" moves every record's pulse, so a test can have the hourly spike now.)
 # so tests can reboot an agent (new epoch: uptime and counters restart) and drive rates and gauges.
 import json
 import math
@@ -53,13 +58,74 @@ def _params(value):
     return params
 
 
-def _base_integral(rate, amplitude, period, t0, t1):
-    """Bytes moved between t0 and t1 at rate*(1 + amplitude*sin(2*pi*t/period))."""
+def _base_integral(rate, amplitude, period, t0, t1, phase=0.0):
+    """Bytes moved between t0 and t1 at rate*(1 + amplitude*sin(2*pi*(t+phase)/period))."""
     total = rate * (t1 - t0)
     if amplitude and period:
         w = 2 * math.pi / period
-        total += rate * amplitude / w * (math.cos(w * t0) - math.cos(w * t1))
+        total += rate * amplitude / w * (math.cos(w * (t0 + phase)) - math.cos(w * (t1 + phase)))
     return total
+
+
+def _pulse(params, control):
+    """(period, offset, duration) of the record's pulse, as moved by the control file; None without one."""
+    if "sd" not in params:
+        return None
+    moved = control.get("pulse") or {}
+    return (
+        float(moved.get("period", params.get("sp", 3600))),
+        float(moved.get("offset", params.get("so", 0))),
+        float(moved.get("duration", params["sd"])),
+    )
+
+
+def _pulse_time(pulse, t):
+    """Seconds of pulse between the epoch and t."""
+    period, offset, duration = pulse
+    k = math.floor((t - offset) / period)
+    return k * duration + min(max(t - offset - k * period, 0.0), duration)
+
+
+def _cos_sum(x, y, first, last):
+    """cos(x + k*y) summed over k = first..last, in closed form (a day holds thousands of pulses)."""
+    count = last - first + 1
+    if count <= 0:
+        return 0.0
+    half = math.sin(y / 2)
+    if abs(half) < 1e-12:
+        return count * math.cos(x + first * y)
+    return math.sin(count * y / 2) / half * math.cos(x + (first + last) * y / 2)
+
+
+def pulse_integral(pulse, amplitude, period, phase, t0, t1):
+    """Seconds of pulse between t0 and t1, each weighted by the record's sine 1 + a*sin(2*pi*(t+phase)/period):
+    a pulse that rides on the day's shape as the base rate does, so a burst of latency per operation reads the
+    same at noon and at night."""
+    plain = _pulse_time(pulse, t1) - _pulse_time(pulse, t0)
+    if not (amplitude and period) or t1 <= t0:
+        return plain
+    every, offset, duration = pulse
+    w = 2 * math.pi / period
+
+    def wave(a, b):  # the integral of sin(w*(u + phase)) from a to b
+        return (math.cos(w * (a + phase)) - math.cos(w * (b + phase))) / w if b > a else 0.0
+
+    first, last = math.floor((t0 - offset) / every), math.floor((t1 - offset) / every)
+    total = 0.0
+    for k in {first, last}:  # the pulses at the ends, cut to [t0, t1]
+        begin = k * every + offset
+        total += wave(max(begin, t0), min(begin + duration, t1))
+    if last - first > 1:  # the whole pulses between them
+        step = w * every
+        total += (
+            _cos_sum(w * (offset + phase), step, first + 1, last - 1)
+            - _cos_sum(w * (offset + duration + phase), step, first + 1, last - 1)
+        ) / w
+    return plain + amplitude * total
+
+
+def in_pulse(pulse, t):
+    return pulse is not None and _pulse_time(pulse, t + 1e-6) - _pulse_time(pulse, t) > 0
 
 
 def counter_value(params, control, now):
@@ -77,17 +143,21 @@ def counter_value(params, control, now):
         if since >= now:
             break
         if since > cursor:
-            total += _segment(current, rate, amplitude, period, cursor, since)
+            total += _segment(current, rate, amplitude, period, cursor, since, float(params.get("f", 0)))
             cursor = since
         current = seg_rate
-    total += _segment(current, rate, amplitude, period, cursor, now)
+    total += _segment(current, rate, amplitude, period, cursor, now, float(params.get("f", 0)))
+    pulse = _pulse(params, control)
+    if pulse is not None and not segments:
+        phase = float(params.get("f", 0))
+        total += float(params.get("s", 0)) * pulse_integral(pulse, amplitude, period, phase, start, now)
     bits = int(params.get("b", 64))
     return int(float(params.get("o", 0)) + total) % (2**bits)
 
 
-def _segment(override, rate, amplitude, period, t0, t1):
+def _segment(override, rate, amplitude, period, t0, t1, phase=0.0):
     if override is None:
-        return _base_integral(rate, amplitude, period, t0, t1)
+        return _base_integral(rate, amplitude, period, t0, t1, phase)
     return float(override) * (t1 - t0)
 
 
@@ -102,5 +172,7 @@ def variate(oid, tag, value, **context):
         return oid, tag, int(max(0.0, now - epoch) * 100) % (2**32)
     if "g" in params:
         gauge = control.get("gauges", {}).get(params.get("k", ""), params["g"])
+        if "gs" in params and in_pulse(_pulse(params, control), now):
+            gauge = params["gs"]
         return oid, tag, int(float(gauge))
     return oid, tag, counter_value(params, control, now)

@@ -220,12 +220,14 @@ class Command(BaseCommand):
             from collectors.influx import InfluxWriter
             from monitor.devices.profiles import registry
             from monitor.devstack import history
+            from monitor.devstack.story import Story
             from monitor.models import Device
             from monitor.timeseries import tiers
 
             try:
                 deadline = time.time() + 120
-                names = [sim.sys_name for sim in fleet.demo_fleet()]
+                sims = {sim.sys_name: sim for sim in fleet.demo_fleet()}
+                names = list(sims)
                 while time.time() < deadline:  # discovered: its profile known
                     found = list(Device.objects.filter(name__in=names).exclude(profile=""))
                     if len(found) == len(names):
@@ -233,6 +235,7 @@ class Command(BaseCommand):
                     time.sleep(2)
                 profiles = registry()
                 devices = [(str(d.pk), d.snmp_target(), profiles.get(d.profile)) for d in found]
+                stories = {str(d.pk): Story(sims[d.name]) for d in found}  # the past as the agents move now
                 # Its own writer, with no spool: if InfluxDB refuses, the history is written again at the next start.
                 writer = InfluxWriter(
                     settings.INFLUXDB_URL,
@@ -246,7 +249,13 @@ class Command(BaseCommand):
                 )
                 try:
                     polls = history.write(
-                        writer, devices, time.time(), opts["history_days"], opts["poll_interval"], lambda _: None
+                        writer,
+                        devices,
+                        time.time(),
+                        opts["history_days"],
+                        opts["poll_interval"],
+                        lambda _: None,
+                        stories,
                     )
                 finally:
                     writer.close()

@@ -1,0 +1,328 @@
+"""The profile file format as pydantic models: every field typed and checked, messages that name the field.
+
+collectors/profiles.py loads the YAML, merges `extends`, validates the result with `ProfileFile` and turns it into
+the frozen dataclasses the poller uses; `describe` turns pydantic's errors into one line per problem
+(`metrics[0].type: 'gauje' is not one of gauge, counter, ...`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+METRIC_TYPES = ("gauge", "counter", "ratio", "difference", "product", "sum", "quotient")
+DERIVED = ("ratio", "difference", "product", "sum", "quotient")
+MEASUREMENTS = ("system", "sensor", "volume", "disk_io", "storage", "member", "pool", "raid", "disk", "processor")
+IF_COUNTER_GROUPS = ("errors", "discards", "unicast", "broadcast")
+IF_OPTIONAL_GROUPS = ("pause",)  # read only when a profile names them (EtherLike-MIB pause frames)
+NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+OID = re.compile(r"^\.?\d+(\.\d+)+$")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=False, frozen=True)
+
+
+def _snake(value: object) -> str:
+    if not isinstance(value, str) or not NAME.match(value):
+        raise ValueError(f"must be snake_case (got {value!r})")
+    return value
+
+
+def _oid(value: object) -> str:
+    text = str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else None
+    if text is None or not OID.match(text):
+        raise ValueError(f"{value!r} is not a numeric OID")
+    return text.lstrip(".")
+
+
+def _regex(value: object) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ValueError("must be a regular expression string")
+    try:
+        re.compile(value)
+    except re.error as exc:
+        raise ValueError(f"bad regular expression: {exc}") from None
+    return value
+
+
+def _as_list(value: object) -> object:
+    return [value] if isinstance(value, (str, int)) and not isinstance(value, bool) else value
+
+
+def _number(value: object) -> object:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"must be a number (got {value!r})")
+    return value
+
+
+class UnitCheck(_Strict):
+    """A ratio whose unit the device's own average gauge decides: each candidate unit's scale to the metric's unit."""
+
+    gauge: str
+    units: dict[str, float] = Field(min_length=2)
+
+    @field_validator("gauge")
+    @classmethod
+    def _gauge(cls, value: object) -> str:
+        return _snake(value)
+
+    @field_validator("units")
+    @classmethod
+    def _units(cls, value: dict[str, float]) -> dict[str, float]:
+        for name, scale in value.items():
+            if not scale > 0:
+                raise ValueError(f"{name}: the scale must be a positive number")
+        return value
+
+
+class MetricFile(_Strict):
+    name: str
+    oid: str | None = None
+    oids: list[str] = Field(default_factory=list)
+    column: str | None = None
+    columns: list[str] = Field(default_factory=list)
+    type: str = "gauge"
+    unit: str = ""
+    scale: float = 1.0
+    offset: float = 0.0
+    parse: str | None = None
+    pick: int = Field(default=0, ge=0)
+    numerator: str | None = None
+    denominator: str | None = None
+    parts: list[str] = Field(default_factory=list)
+    emit: bool = True
+    unit_check: UnitCheck | None = None
+
+    v_name = field_validator("name", mode="before")(lambda cls, v: _snake(v))
+    v_oids = field_validator("oid", "column", mode="before")(lambda cls, v: None if v is None else _oid(v))
+    v_many = field_validator("oids", "columns", mode="before")(lambda cls, v: [_oid(o) for o in _as_list(v)])
+    v_parse = field_validator("parse", mode="before")(lambda cls, v: _regex(v))
+    v_scale = field_validator("scale", "offset", mode="before")(lambda cls, v: _number(v))
+
+    @field_validator("type", mode="before")
+    @classmethod
+    def _type(cls, value: object) -> str:
+        if value not in METRIC_TYPES:
+            raise ValueError(f"{value!r} is not one of {', '.join(METRIC_TYPES)}")
+        return str(value)
+
+    @field_validator("scale")
+    @classmethod
+    def _nonzero(cls, value: float) -> float:
+        if value == 0:
+            raise ValueError("must be a non-zero number")
+        return value
+
+    @field_validator("parse")
+    @classmethod
+    def _one_group(cls, value: str | None) -> str | None:
+        if value is not None and re.compile(value).groups != 1:
+            raise ValueError("the regex needs exactly one (group) around the number")
+        return value
+
+    @model_validator(mode="after")
+    def _parts(self) -> MetricFile:
+        if self.type in ("ratio", "difference", "product", "quotient"):
+            for part in ("numerator", "denominator"):
+                if not isinstance(getattr(self, part), str):
+                    raise ValueError(f"{part}: a {self.type} needs the name of another metric here")
+        if self.type == "sum" and len(self.parts) < 2:
+            raise ValueError("parts: a sum needs the names of two or more other metrics")
+        if self.unit_check is not None and self.type != "ratio":
+            raise ValueError("unit_check: only a ratio (a sum of times over a count) has a unit to check")
+        return self
+
+    def addresses(self, scalar: bool) -> list[str]:
+        """The OIDs (scalar) or columns (table) this metric reads, first that reads wins."""
+        one, many = (self.oid, self.oids) if scalar else (self.column, self.columns)
+        return [one] if one else list(many)
+
+
+class LookupFile(_Strict):
+    """A tag whose column holds a number that points into another table: the text of that table's `column`
+    in the row whose index, at position `index`, is that number (a volume's pool index -> the pool's name)."""
+
+    column: str
+    index: int = Field(default=0, ge=0)
+
+    v_column = field_validator("column", mode="before")(lambda cls, v: _oid(v))
+
+
+class TagFile(_Strict):
+    name: str
+    column: str | None = None
+    index: int | None = None
+    lookup: LookupFile | None = None
+
+    v_name = field_validator("name", mode="before")(lambda cls, v: _snake(v))
+    v_column = field_validator("column", mode="before")(lambda cls, v: None if v is None else _oid(v))
+
+    @model_validator(mode="after")
+    def _source(self) -> TagFile:
+        if self.column is None and self.index is None:
+            raise ValueError("needs `column` (an OID) or `index` (a position in the row index)")
+        if self.lookup is not None and self.column is None:
+            raise ValueError("lookup: needs `column`, the number to look up")
+        return self
+
+
+def _measurement(value: object) -> str:
+    if value not in MEASUREMENTS:
+        raise ValueError(f"{value!r} is not one of {', '.join(MEASUREMENTS)}")
+    return str(value)
+
+
+class TableFile(_Strict):
+    name: str
+    measurement: str
+    metrics: list[MetricFile] = Field(min_length=1)
+    tags: list[TagFile] = Field(min_length=1)
+    static_tags: dict[str, str] = Field(default_factory=dict)
+    skip: str | None = None
+    max_rows: int = Field(default=2000, ge=1, le=100000)
+
+    v_name = field_validator("name", mode="before")(lambda cls, v: _snake(v))
+    v_measurement = field_validator("measurement", mode="before")(lambda cls, v: _measurement(v))
+    v_skip = field_validator("skip", mode="before")(lambda cls, v: _regex(v))
+
+    @field_validator("static_tags", mode="before")
+    @classmethod
+    def _texts(cls, value: object) -> object:
+        """Tag values are text: `slot: 1` is the tag "1", as before the schema."""
+        if isinstance(value, dict):
+            return {
+                k: str(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v for k, v in value.items()
+            }
+        return value or {}
+
+
+class MatchFile(_Strict):
+    sys_object_id: list[str] = Field(default_factory=list)
+    sys_descr: list[str] = Field(default_factory=list)
+    oid_present: list[str] = Field(default_factory=list)
+
+    v_oids = field_validator("sys_object_id", "oid_present", mode="before")(
+        lambda cls, v: [_oid(o) for o in _as_list(v)]
+    )
+    v_descr = field_validator("sys_descr", mode="before")(lambda cls, v: [_regex(p) for p in _as_list(v)])
+
+
+class InterfacesFile(_Strict):
+    enabled: bool = True
+    counters: list[str] = Field(default_factory=lambda: list(IF_COUNTER_GROUPS))
+    skip_ports: str | None = None
+
+    v_skip = field_validator("skip_ports", mode="before")(lambda cls, v: _regex(v))
+
+    @field_validator("counters", mode="before")
+    @classmethod
+    def _groups(cls, value: object) -> object:
+        allowed = IF_COUNTER_GROUPS + IF_OPTIONAL_GROUPS
+        for group in _as_list(value) or []:
+            if group not in allowed:
+                raise ValueError(f"{group!r} is not one of {', '.join(allowed)}")
+        return _as_list(value)
+
+
+class GraphFile(_Strict):
+    template: str
+    per: str = ""
+
+
+class ProfileFile(_Strict):
+    """A whole profile after `extends` has been merged."""
+
+    name: str
+    description: str = ""
+    extends: list[str] = Field(default_factory=list)
+    abstract: bool = False
+    priority: int = 0
+    match: MatchFile = Field(default_factory=MatchFile)
+    interfaces: InterfacesFile = Field(default_factory=InterfacesFile)
+    metrics: list[MetricFile] = Field(default_factory=list)
+    metrics_measurement: str = "system"
+    tables: list[TableFile] = Field(default_factory=list)
+    graphs: list[GraphFile] = Field(default_factory=list)
+
+    v_extends = field_validator("extends", mode="before")(lambda cls, v: _as_list(v))
+    v_measurement = field_validator("metrics_measurement", mode="before")(lambda cls, v: _measurement(v))
+
+    @field_validator("priority", mode="before")
+    @classmethod
+    def _int(cls, value: object) -> object:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError("must be an integer")
+        return value
+
+    @field_validator("interfaces", mode="before")
+    @classmethod
+    def _interfaces(cls, value: object) -> object:
+        if value is False:
+            return {"enabled": False}
+        return value or {}
+
+    @field_validator("match", mode="before")
+    @classmethod
+    def _match(cls, value: object) -> object:
+        return value or {}
+
+    @field_validator("graphs", mode="before")
+    @classmethod
+    def _graphs(cls, value: object) -> object:
+        return [{"template": g} if isinstance(g, str) else g for g in value or []]
+
+    @field_validator("metrics", "tables", mode="before")
+    @classmethod
+    def _lists(cls, value: object) -> object:
+        return value or []
+
+
+def describe(exc: ValidationError) -> list[str]:
+    """One line per problem: where (`tables[0].metrics[2].type`) and what, in the profile's own words."""
+    lines = []
+    for error in exc.errors(include_url=False):
+        where = _where(error["loc"])
+        kind = error["type"]
+        if kind == "extra_forbidden":
+            parent, name = _where(error["loc"][:-1]), error["loc"][-1]
+            lines.append(f"{parent + ': ' if parent else ''}unknown field {name!r}")
+            continue
+        message = error["msg"].removeprefix("Value error, ")
+        if kind == "missing":
+            message = "missing"
+        elif kind in ("int_type", "int_parsing"):
+            message = f"must be an integer (got {_shown(error.get('input'))})"
+        elif kind in ("float_type", "float_parsing"):
+            message = f"must be a number (got {_shown(error.get('input'))})"
+        elif kind in ("string_type",):
+            message = f"must be a string (got {_shown(error.get('input'))})"
+        elif kind in ("list_type",):
+            message = "must be a list"
+        elif kind in ("dict_type", "model_type", "model_attributes_type"):
+            message = "must be a mapping"
+        elif kind == "too_short":
+            least = error.get("ctx", {}).get("min_length", 1)
+            message = "needs at least one entry" if least == 1 else f"needs at least {least} entries"
+        elif kind.startswith("greater_than") or kind.startswith("less_than"):
+            message = f"{_shown(error.get('input'))} is out of range ({message.removeprefix('Input should be ')})"
+        lines.append(f"{where}: {message}" if where else message)
+    return lines
+
+
+def _where(loc: tuple[Any, ...]) -> str:
+    text = ""
+    for part in loc:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += ("." if text else "") + str(part)
+    return text
+
+
+def _shown(value: object) -> str:
+    return repr(value)[:60]

@@ -1,0 +1,231 @@
+"""What a device says about its layer 2 neighbourhood: its ports' MACs, its forwarding table and its LLDP neighbours.
+
+Read through the session interface (collectors/sessions.py), so any engine serves it. Sources, all standard:
+- SNMPv2-MIB sysName.0 and BRIDGE-MIB dot1dBaseBridgeAddress (1.3.6.1.2.1.17.1.1.0): names a neighbour may give;
+- IF-MIB ifPhysAddress (1.3.6.1.2.1.2.2.1.6) with ifName / ifDescr: each port's MAC;
+- BRIDGE-MIB dot1dTpFdbTable (1.3.6.1.2.1.17.4.3.1: .2 port, .3 status, indexed by the MAC) and Q-BRIDGE-MIB
+  dot1qTpFdbTable (1.3.6.1.2.1.17.7.1.2.2.1: .2 port, .3 status, indexed by FDB id and MAC), whose bridge ports
+  become interfaces through dot1dBasePortIfIndex (1.3.6.1.2.1.17.1.4.1.2);
+- LLDP-MIB (IEEE 802.1AB, 1.0.8802.1.1.2): the local chassis id and sysName, lldpLocPortTable (local port number
+  to port id) and lldpRemTable (1.0.8802.1.1.2.1.4.1.1, indexed by time mark, local port number and index).
+Nothing here knows about arrays or paths: monitor/storage/pathfind.py puts the views together.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from collectors.sessions import Session
+from collectors.snmptypes import SnmpError, SnmpValue
+from collectors.tags import tag_value
+
+SYS_NAME = "1.3.6.1.2.1.1.5.0"
+BRIDGE_ADDRESS = "1.3.6.1.2.1.17.1.1.0"  # dot1dBaseBridgeAddress: the bridge's own MAC, often its LLDP chassis id
+IF_DESCR = "1.3.6.1.2.1.2.2.1.2"
+IF_PHYS_ADDRESS = "1.3.6.1.2.1.2.2.1.6"
+IF_NAME = "1.3.6.1.2.1.31.1.1.1.1"
+BASE_PORT_IFINDEX = "1.3.6.1.2.1.17.1.4.1.2"
+FDB_PORT = "1.3.6.1.2.1.17.4.3.1.2"
+FDB_STATUS = "1.3.6.1.2.1.17.4.3.1.3"
+QFDB_PORT = "1.3.6.1.2.1.17.7.1.2.2.1.2"
+QFDB_STATUS = "1.3.6.1.2.1.17.7.1.2.2.1.3"
+LLDP_LOC_CHASSIS_SUBTYPE = "1.0.8802.1.1.2.1.3.1.0"
+LLDP_LOC_CHASSIS_ID = "1.0.8802.1.1.2.1.3.2.0"
+LLDP_LOC_SYS_NAME = "1.0.8802.1.1.2.1.3.3.0"
+LLDP_LOC_PORT_SUBTYPE = "1.0.8802.1.1.2.1.3.7.1.2"
+LLDP_LOC_PORT_ID = "1.0.8802.1.1.2.1.3.7.1.3"
+LLDP_LOC_PORT_DESC = "1.0.8802.1.1.2.1.3.7.1.4"
+LLDP_REM = "1.0.8802.1.1.2.1.4.1.1"
+LLDP_REM_COLUMNS = {name: f"{LLDP_REM}.{n}" for name, n in (("chassis_subtype", 4), ("chassis", 5))} | {
+    name: f"{LLDP_REM}.{n}" for name, n in (("port_subtype", 6), ("port", 7), ("port_desc", 8), ("sys_name", 9))
+}
+FDB_IGNORED = {2, 4, 5}  # invalid(2), self(4: the bridge's own addresses), mgmt(5); learned(3) and other(1) count
+CHASSIS_MAC, PORT_MAC, PORT_NAME, PORT_LOCAL = 4, 3, 5, 7  # LLDP subtypes: macAddress, interfaceName, local
+MAX_FDB_ROWS = 50_000
+
+
+@dataclass(frozen=True)
+class L2Port:
+    """One interface: its ifIndex, name (as the poller names it) and MAC ("" when it has none)."""
+
+    if_index: int
+    name: str
+    mac: str
+
+
+@dataclass(frozen=True)
+class FdbEntry:
+    """A forwarding-table row: this MAC was learned on this port (in this FDB/VLAN when Q-BRIDGE says so)."""
+
+    mac: str
+    port: str
+    vlan: int | None = None
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """An LLDP neighbour seen on a local port: its chassis id, port id (MACs as aa:bb:.., else text) and name."""
+
+    local_port: str
+    chassis_id: str
+    port_id: str
+    port_is_mac: bool
+    port_desc: str
+    sys_name: str
+
+
+@dataclass
+class L2View:
+    """Everything one device told about layer 2; a table it does not serve is simply empty (errors say why)."""
+
+    ports: dict[int, L2Port] = field(default_factory=dict)
+    fdb: list[FdbEntry] = field(default_factory=list)
+    neighbours: list[Neighbour] = field(default_factory=list)
+    chassis_id: str = ""  # LLDP's local chassis id (a MAC as aa:bb:..)
+    sys_name: str = ""  # LLDP's local sysName, else SNMPv2-MIB sysName.0
+    bridge_mac: str = ""  # BRIDGE-MIB dot1dBaseBridgeAddress
+    errors: list[str] = field(default_factory=list)
+
+    def port_by_mac(self) -> dict[str, str]:
+        found: dict[str, str] = {}
+        for port in sorted(self.ports.values(), key=lambda p: p.if_index):
+            if port.mac:
+                found.setdefault(port.mac, port.name)
+        return found
+
+
+def mac_text(value: SnmpValue | bytes | None) -> str:
+    """aa:bb:cc:dd:ee:ff from six octets; "" for anything else (an all-zero or broadcast address included)."""
+    raw = value.value if isinstance(value, SnmpValue) and value.kind == "octets" else value
+    if not isinstance(raw, (bytes, bytearray)) or len(raw) != 6 or raw in (b"\0" * 6, b"\xff" * 6):
+        return ""
+    return ":".join(f"{b:02x}" for b in raw)
+
+
+def _mac_of_index(index: tuple[int, ...]) -> str:
+    return mac_text(bytes(index)) if len(index) == 6 and all(0 <= b <= 255 for b in index) else ""
+
+
+async def read_l2(session: Session, fdb: bool = True, lldp: bool = True) -> L2View:
+    """Ports and MACs, then (when asked) the forwarding tables and LLDP; a failing part costs only itself."""
+    view = L2View()
+    try:
+        system = await session.get([SYS_NAME, BRIDGE_ADDRESS])
+        table = await session.walk([IF_NAME, IF_DESCR, IF_PHYS_ADDRESS], 10_000)
+    except SnmpError as exc:
+        view.errors.append(f"interfaces: {exc}")
+        return view
+    view.sys_name = _text(system.get(SYS_NAME))
+    view.bridge_mac = mac_text(system.get(BRIDGE_ADDRESS))
+    for index in sorted({i for column in table.values() for i in column if len(i) == 1}):
+        name = table[IF_NAME].get(index)
+        descr = table[IF_DESCR].get(index)
+        text = (name.printable() if name else "") or (descr.printable() if descr else "") or f"ifIndex {index[0]}"
+        view.ports[index[0]] = L2Port(index[0], tag_value(text), mac_text(table[IF_PHYS_ADDRESS].get(index)))
+    if fdb:
+        await _read_fdb(session, view)
+    if lldp:
+        await _read_lldp(session, view)
+    return view
+
+
+async def _read_fdb(session: Session, view: L2View) -> None:
+    try:
+        bridge = await session.walk([BASE_PORT_IFINDEX], 10_000)
+        plain = await session.walk([FDB_PORT, FDB_STATUS], MAX_FDB_ROWS)
+        tagged = await session.walk([QFDB_PORT, QFDB_STATUS], MAX_FDB_ROWS)
+    except SnmpError as exc:
+        view.errors.append(f"forwarding table: {exc}")
+        return
+    if_index = {i[0]: v.value for i, v in bridge[BASE_PORT_IFINDEX].items() if len(i) == 1 and v.kind == "int"}
+
+    def port_name(base_port: SnmpValue | None) -> str:
+        if base_port is None or base_port.kind not in ("int", "gauge") or not base_port.value:
+            return ""
+        number = int(base_port.value)
+        port = view.ports.get(if_index.get(number, number))  # without BRIDGE-MIB's map, bridge port = ifIndex
+        return port.name if port is not None else ""
+
+    seen: set[tuple[str, str]] = set()
+    for index, value in tagged[QFDB_PORT].items():
+        status = tagged[QFDB_STATUS].get(index)
+        mac, name = _mac_of_index(index[1:]), port_name(value)
+        if mac and name and not (status is not None and status.kind == "int" and status.value in FDB_IGNORED):
+            view.fdb.append(FdbEntry(mac, name, index[0]))
+            seen.add((mac, name))
+    for index, value in plain[FDB_PORT].items():
+        status = plain[FDB_STATUS].get(index)
+        mac, name = _mac_of_index(index), port_name(value)
+        ignored = status is not None and status.kind == "int" and status.value in FDB_IGNORED
+        if mac and name and not ignored and (mac, name) not in seen:
+            view.fdb.append(FdbEntry(mac, name))
+
+
+async def _read_lldp(session: Session, view: L2View) -> None:
+    try:
+        local = await session.get([LLDP_LOC_CHASSIS_SUBTYPE, LLDP_LOC_CHASSIS_ID, LLDP_LOC_SYS_NAME])
+        ports = await session.walk([LLDP_LOC_PORT_SUBTYPE, LLDP_LOC_PORT_ID, LLDP_LOC_PORT_DESC], 10_000)
+        remote = await session.walk(list(LLDP_REM_COLUMNS.values()), 10_000)
+    except SnmpError as exc:
+        view.errors.append(f"LLDP: {exc}")
+        return
+    subtype = local[LLDP_LOC_CHASSIS_SUBTYPE]
+    view.chassis_id = _id_text(local[LLDP_LOC_CHASSIS_ID], subtype, CHASSIS_MAC)
+    view.sys_name = _text(local[LLDP_LOC_SYS_NAME]) or view.sys_name
+    names = {p.name for p in view.ports.values()}
+    by_mac = view.port_by_mac()
+    local_ports: dict[int, str] = {}
+    for index, port_id in ports[LLDP_LOC_PORT_ID].items():
+        if len(index) != 1:
+            continue
+        kind = ports[LLDP_LOC_PORT_SUBTYPE].get(index)
+        desc = ports[LLDP_LOC_PORT_DESC].get(index)
+        local_ports[index[0]] = _local_port(view, index[0], port_id, kind, desc, names, by_mac)
+    columns = {name: remote[oid] for name, oid in LLDP_REM_COLUMNS.items()}
+    for index in sorted(columns["chassis"]):
+        if len(index) != 3:
+            continue
+        number = index[1]
+        port_name = local_ports.get(number) or (view.ports[number].name if number in view.ports else "")
+        if not port_name:
+            continue
+        port_kind = columns["port_subtype"].get(index)
+        port_is_mac = port_kind is not None and port_kind.kind == "int" and port_kind.value == PORT_MAC
+        view.neighbours.append(
+            Neighbour(
+                local_port=port_name,
+                chassis_id=_id_text(columns["chassis"][index], columns["chassis_subtype"].get(index), CHASSIS_MAC),
+                port_id=_id_text(columns["port"].get(index), port_kind, PORT_MAC),
+                port_is_mac=port_is_mac,
+                port_desc=_text(columns["port_desc"].get(index)),
+                sys_name=_text(columns["sys_name"].get(index)),
+            )
+        )
+
+
+def _local_port(view, number, port_id, kind, desc, names, by_mac) -> str:
+    """The interface name of an LLDP local port: by its id (name, MAC, or ifIndex), else its description."""
+    text = port_id.printable() if port_id is not None else ""
+    subtype = kind.value if kind is not None and kind.kind == "int" else None
+    if subtype == PORT_MAC and mac_text(port_id) in by_mac:
+        return by_mac[mac_text(port_id)]
+    if text in names:
+        return text
+    if subtype == PORT_LOCAL and text.isascii() and text.isdigit() and int(text) in view.ports:
+        return view.ports[int(text)].name
+    described = desc.printable() if desc is not None else ""
+    if described in names:
+        return described
+    return view.ports[number].name if number in view.ports else ""
+
+
+def _id_text(value: SnmpValue | None, subtype: SnmpValue | None, mac_subtype: int) -> str:
+    if value is None or value.missing:
+        return ""
+    if subtype is not None and subtype.kind == "int" and subtype.value == mac_subtype and mac_text(value):
+        return mac_text(value)
+    return _text(value)
+
+
+def _text(value: SnmpValue | None) -> str:
+    return tag_value(value.printable()) if value is not None and value.kind == "octets" else ""

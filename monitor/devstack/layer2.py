@@ -1,0 +1,85 @@
+"""A simulated switch's layer 2 (BRIDGE-MIB and Q-BRIDGE-MIB forwarding entries, LLDP-MIB local ports and
+neighbours) and the cabling of an array's ports to it: the records the iSCSI path is learned from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from monitor.devstack.fleet import SimDevice, SimPort
+
+BRIDGE_ADDRESS = "1.3.6.1.2.1.17.1.1.0"
+BRIDGE_PORT_IFINDEX = "1.3.6.1.2.1.17.1.4.1.2"
+FDB = "1.3.6.1.2.1.17.4.3.1"
+QFDB = "1.3.6.1.2.1.17.7.1.2.2.1"
+LLDP_LOC = "1.0.8802.1.1.2.1.3"
+LLDP_REM = "1.0.8802.1.1.2.1.4.1.1"
+
+
+@dataclass(frozen=True)
+class Attached:
+    """A host port cabled to a switch port: its MAC, and what its LLDP says (sysName, port, chassis id)."""
+
+    switch_port: int
+    mac: str
+    sys_name: str = ""
+    port_name: str = ""
+    chassis: str = ""
+
+
+def _mac_index(mac: str) -> str:
+    return ".".join(str(int(part, 16)) for part in mac.split(":"))
+
+
+def l2_records(
+    ports: list[SimPort], attached: list[Attached], chassis: str, sys_name: str, fdb: bool, lldp: bool, vlan: int = 100
+) -> list[tuple[str, str, str]]:
+    """BRIDGE-MIB and Q-BRIDGE-MIB forwarding entries (`fdb`) and LLDP-MIB neighbours (`lldp`) of a switch whose
+    ports have these hosts attached."""
+    rows: list[tuple[str, str, str]] = []
+    if fdb:
+        rows.append((BRIDGE_ADDRESS, "4x", chassis.replace(":", "")))  # dot1dBaseBridgeAddress: the chassis MAC
+        rows += [(f"{BRIDGE_PORT_IFINDEX}.{p.index}", "2", str(p.index)) for p in ports]
+        for host in attached:
+            index = _mac_index(host.mac)
+            rows += [
+                (f"{FDB}.1.{index}", "4x", host.mac.replace(":", "")),
+                (f"{FDB}.2.{index}", "2", str(host.switch_port)),
+                (f"{FDB}.3.{index}", "2", "3"),  # learned
+                (f"{QFDB}.2.{vlan}.{index}", "66", str(host.switch_port)),
+                (f"{QFDB}.3.{vlan}.{index}", "2", "3"),
+            ]
+    if lldp:
+        rows += [
+            (f"{LLDP_LOC}.1.0", "2", "4"),  # chassis id subtype macAddress
+            (f"{LLDP_LOC}.2.0", "4x", chassis.replace(":", "")),
+            (f"{LLDP_LOC}.3.0", "4", sys_name),
+        ]
+        for p in ports:
+            rows += [
+                (f"{LLDP_LOC}.7.1.2.{p.index}", "2", "7"),  # port id subtype local: the ifIndex
+                (f"{LLDP_LOC}.7.1.3.{p.index}", "4", str(p.index)),
+                (f"{LLDP_LOC}.7.1.4.{p.index}", "4", p.name),
+            ]
+        for host in attached:
+            if not host.sys_name:
+                continue
+            row = f"0.{host.switch_port}.1"
+            rows += [
+                (f"{LLDP_REM}.4.{row}", "2", "4"),  # chassis id: a MAC
+                (f"{LLDP_REM}.5.{row}", "4x", (host.chassis or host.mac).replace(":", "")),
+                (f"{LLDP_REM}.6.{row}", "2", "3"),  # port id: a MAC
+                (f"{LLDP_REM}.7.{row}", "4x", host.mac.replace(":", "")),
+                (f"{LLDP_REM}.8.{row}", "4", host.port_name),
+                (f"{LLDP_REM}.9.{row}", "4", host.sys_name),
+            ]
+    return rows
+
+
+def array_attachments(array: SimDevice, first_port: int = 7) -> list[Attached]:
+    """The array's ports cabled to consecutive switch ports from `first_port` (1/g7, 1/g8, ...)."""
+    chassis = array.ports[0].mac[:-2] + "00" if array.ports and array.ports[0].mac else ""
+    return [
+        Attached(first_port + n, p.mac, array.sys_name, p.name, chassis) for n, p in enumerate(array.ports) if p.mac
+    ]
