@@ -139,3 +139,24 @@ def test_a_click_on_the_demo_heatmap_spike_opens_the_path_with_the_busy_port_mar
         # The switch's own page says which of its ports carry the array's traffic.
         page.goto(f"{live_server.url}/devices/{switch.pk}/")
         assert "1/g7 carries iSCSI of eql-demo (eth0)" in page.locator("#path-carried").inner_text()
+        # The volume's latency graph: a click on the spike opens the same path page, for that volume and moment.
+        page.goto(f"{live_server.url}/devices/{array.pk}/?start=now-3m&end=now")
+        graph = "figure.graph[data-volume='vmfs-datastore-1'][data-path-url]"
+        page.locator(graph).scroll_into_view_if_needed()
+        page.wait_for_selector(graph + " canvas[data-points]", timeout=30_000)
+        spot = page.evaluate(
+            """(sel) => { const c = document.querySelector(sel + ' canvas'); const chart = Chart.getChart(c);
+            let top = null;
+            chart.data.datasets[0].data.forEach(p => { if (p.y !== null && (!top || p.y > top.y)) top = p; });
+            const box = c.getBoundingClientRect(), x = chart.scales.x.getPixelForValue(top.x);
+            return {x: box.left + x, y: box.top + chart.chartArea.top + 20, ms: top.y};
+            }""",
+            graph,
+        )
+        assert spot["ms"] >= 50  # the spike, drawn
+        page.mouse.click(spot["x"], spot["y"])
+        page.wait_for_url(f"**/storage/arrays/{array.pk}/path/**", timeout=20_000)
+        page.wait_for_selector("#path[data-loaded='1']", timeout=30_000)
+        assert "volume=vmfs-datastore-1" in page.url and "mark_start=" in page.url
+        marks = page.locator("#path-ports tr[data-port='1/g7']").get_attribute("data-marks").split(",")
+        assert "near line rate" in marks

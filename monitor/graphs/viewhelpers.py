@@ -17,6 +17,7 @@ from monitor.timeseries.templates import TEMPLATES
 GROUPS = {"interface": "ports", "system": "system", "sensor": "system", "volume": "storage", "disk_io": "storage"}
 GROUP_ORDER = ("ports", "system", "storage", "other")
 THUMBNAILS_ABOVE = 12
+PATH_TEMPLATES = ("volume_latency",)  # graphs of a volume whose moments open its iSCSI path page (monitor/storage)
 
 
 def range_context(request: HttpRequest) -> dict:
@@ -68,7 +69,7 @@ def graph_cards(graphs: Iterable[Graph]) -> list[dict]:
     ):
         aliases[(device_id, name)] = alias
     cards = []
-    page_url, series_url = url_of_id("graph"), url_of_id("graph-series")
+    page_url, series_url, path_url = url_of_id("graph"), url_of_id("graph-series"), url_of_id("storage:path")
     for graph in graphs:
         template = TEMPLATES.get(graph.template)
         cards.append(
@@ -86,6 +87,8 @@ def graph_cards(graphs: Iterable[Graph]) -> list[dict]:
                 "bits": bool(template and template.unit == "bit/s"),
             }
         )
+        if graph.template in PATH_TEMPLATES:  # a click on a moment opens the volume's iSCSI path then
+            cards[-1] |= {"path_url": path_url(graph.device_id), "volume": graph.instance}
     return cards
 
 

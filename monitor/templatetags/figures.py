@@ -32,6 +32,8 @@ def _figure(card: dict, thumb: bool, large: bool) -> SafeString:
         attrs.append(("data-down-url", reverse("dashboard-move", args=[item, "down"])))
     elif card.get("pinned"):
         attrs.append(("data-pinned", "1"))
+    if card.get("path_url"):
+        attrs += [("data-path-url", card["path_url"]), ("data-volume", card["volume"])]
     if card.get("url") and not large:
         title = format_html('<a class="keep-range" href="{}">{}</a>', card["url"], card["title"])
     else:

@@ -221,6 +221,7 @@
             ticks: { sampleSize: 8, callback: function (v) { return si(Math.abs(v), data.unit); } },
           },
         },
+        onClick: figure.dataset.pathUrl ? function (event, elements, chart) { openPathAt(figure, chart, event); } : undefined,
         plugins: {
           legend: { display: false }, // the table under the chart is the legend
           tooltip: { callbacks: { label: function (c) { return c.dataset.label + ": " + si(Math.abs(c.parsed.y), data.unit); } } },
@@ -245,6 +246,20 @@
     figure.dataset.start = data.start;
     figure.dataset.end = data.end;
     renderLegend(figure, data);
+  }
+
+  /* A volume's latency graph: a click (not a drag, which zooms) on a moment opens the volume's iSCSI path page
+     for it (static/js/heatmap.js does the same from the heatmap's cells). */
+  const pressed = new WeakMap(); // canvas -> where the mouse went down
+  document.addEventListener("mousedown", function (e) { if (e.target.tagName === "CANVAS") pressed.set(e.target, [e.clientX, e.clientY]); });
+  function openPathAt(figure, chart, event) {
+    const down = pressed.get(chart.canvas);
+    const up = event.native;
+    if (down && up && Math.abs(up.clientX - down[0]) + Math.abs(up.clientY - down[1]) > 4) return;
+    if (!window.MonitorPath || event.x < chart.chartArea.left || event.x > chart.chartArea.right) return;
+    const at = chart.scales.x.getValueForPixel(event.x);
+    const step = Number(figure.dataset.resolution) || 60;
+    window.MonitorPath.open(figure.dataset.pathUrl, figure.dataset.volume, at - (at % (step * 1000)), step);
   }
 
   /* ---- a figure's tools, made when it is first drawn ---- */

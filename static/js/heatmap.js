@@ -73,18 +73,21 @@
     return { volume: found.data.volumes[r], time: found.data.times[c], value: found.data.values[r][c], step: found.data.resolution_s };
   }
 
-  function openPath(figure, cell) {
-    const pad = Math.max(1800, 10 * cell.step) * 1000;
-    const end = Math.min(Date.now(), cell.time + cell.step * 1000 + pad);
+  /* The path page of `volume` around a moment (ms) of `step` seconds: what the heatmap's cells and the volume
+     latency graphs open on a click. */
+  function openPath(url, volume, time, step) {
+    const pad = Math.max(1800, 10 * step) * 1000;
+    const end = Math.min(Date.now(), time + step * 1000 + pad);
     const query = new URLSearchParams({
-      volume: cell.volume,
-      start: new Date(cell.time - pad).toISOString(),
+      volume: volume,
+      start: new Date(time - pad).toISOString(),
       end: new Date(end).toISOString(),
-      mark_start: String(cell.time),
-      mark_end: String(cell.time + cell.step * 1000),
+      mark_start: String(time),
+      mark_end: String(time + step * 1000),
     });
-    window.location.assign(figure.dataset.pathUrl + "?" + query.toString());
+    window.location.assign(url + "?" + query.toString());
   }
+  window.MonitorPath = { open: openPath };
 
   window.MonitorHeatmap = { load: load, colour: colour };
   document.addEventListener("change", function (event) {
@@ -95,6 +98,6 @@
     if (!canvas) return;
     const figure = canvas.closest("figure.heatmap");
     const cell = cellAt(canvas, event);
-    if (cell && cell.value !== null && figure.dataset.pathUrl) openPath(figure, cell);
+    if (cell && cell.value !== null && figure.dataset.pathUrl) openPath(figure.dataset.pathUrl, cell.volume, cell.time, cell.step);
   });
 })();
