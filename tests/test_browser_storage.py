@@ -111,6 +111,7 @@ def test_a_click_on_the_demo_heatmap_spike_opens_the_path_with_the_busy_port_mar
         page.wait_for_function(
             "Number(document.querySelector('figure.heatmap canvas').dataset.red) > 0", timeout=30_000
         )
+        page.wait_for_function("document.documentElement.dataset.allData", timeout=30_000)  # the page settled
         page.locator("figure.heatmap canvas").scroll_into_view_if_needed()
         spot = page.evaluate(
             """() => { const c = document.querySelector('figure.heatmap canvas'); const h = c._heatmap;

@@ -35,6 +35,8 @@ def queued_devices(queue: str) -> list[int]:
     ids = []
     for raw in services.redis_client().lrange(queue, 0, -1):
         message = json.loads(raw)
+        if message.get("headers", {}).get("task") != "monitor.poll_devices":
+            continue  # beat's other tasks (retention, path refresh...) wait in the default queue too
         body = json.loads(base64.b64decode(message["body"]))
         ids += body[0][0]  # monitor.poll_devices(device_ids, tick)
     return ids

@@ -85,6 +85,7 @@ def graph_cards(graphs: Iterable[Graph]) -> list[dict]:
                 "refresh_s": graph.device.poll_interval_s,
                 "percent": bool(template and template.percent_of_speed),
                 "bits": bool(template and template.unit == "bit/s"),
+                "rows": 1 + (len(template.series) if template else 1),
             }
         )
         if graph.template in PATH_TEMPLATES:  # a click on a moment opens the volume's iSCSI path then
@@ -106,6 +107,7 @@ def aggregate_card(aggregate) -> dict:
         "refresh_s": 60,
         "percent": bool(template and template.percent_of_speed),
         "bits": bool(template and template.unit == "bit/s"),
+        "rows": 1 + (len(template.series) if template else 1),
     }
 
 
