@@ -23,6 +23,7 @@
   const figures = Array.from(document.querySelectorAll("figure.graph"));
   const container = document.getElementById("graphs") || document.body;
   let generation = 0;
+  let dataIn = -1; // the generation whose data is all in
   let ready = false; // every script of the page has run (Chart.js, its date adapter, the zoom plugin)
 
   function si(value, unit) {
@@ -368,7 +369,15 @@
       return;
     }
     later.push(figure);
-    if (!draining) { draining = true; idle(drain, { timeout: 500 }); }
+    drainLater();
+  }
+
+  /* Charts near the view are drawn in idle time once the page's data is in: drawn earlier, they take the CPU the
+     server needs to answer the page's other requests (on a small machine browser and server share it). */
+  function drainLater() {
+    if (draining || !later.length || dataIn !== generation) return;
+    draining = true;
+    idle(drain, { timeout: 500 });
   }
 
   function drain() {
@@ -401,7 +410,6 @@
      (a year's percentiles of 160 graphs cost the server seconds; those of charts nobody scrolled to are not asked) ---- */
 
   const wanted = new Set();
-  let dataIn = -1; // the generation whose data is all in
   let asking = null;
   function wantPercentile(figure) {
     const entry = store.get(figure);
@@ -530,6 +538,7 @@
     await Promise.all(Array.from({ length: PARALLEL }, worker));
     if (gen !== generation) return;
     dataIn = gen;
+    drainLater();
     if (wanted.size && !asking) asking = setTimeout(askPercentiles, 0);
     settle();
   }
