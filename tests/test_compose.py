@@ -117,6 +117,7 @@ def test_celery_commands(services):
     assert "celery -A monitor worker" in command(services["worker"])
     assert "celery -A monitor beat" in command(services["beat"])
     assert "manage.py migrate --noinput" in command(services["web"])
+    assert "manage.py influxdb_buckets" in command(services["web"])  # the rollup tiers' buckets exist
     assert "gunicorn monitor.wsgi" in command(services["web"])
     assert "manage.py receive_traps --bind 0.0.0.0 --port 1162" in command(services["traps"])
     assert "manage.py receive_syslog --bind 0.0.0.0 --port 1514" in command(services["syslog"])

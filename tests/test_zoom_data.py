@@ -166,3 +166,26 @@ def test_a_chart_never_has_more_points_than_asked_whatever_the_minute(history, p
         end = NOW - timedelta(minutes=minutes, seconds=13)
         _, inbound = series(YEAR_PORT, end - timedelta(days=366), end, points=points)
         assert 0 < len(inbound["points"]) <= points, (minutes, len(inbound["points"]))
+
+
+def test_the_buckets_command_makes_the_rollup_tiers_of_a_fresh_install(clean_backends, settings):
+    """`manage.py influxdb_buckets` (run by the web service at each start): a fresh install's rollup buckets made
+    with their retention; the raw bucket's retention left alone unless asked (an upgrade backfills first)."""
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    api = client.client().buckets_api()
+    settings.INFLUXDB_BUCKET = "fresh_install"
+    api.create_bucket(bucket_name="fresh_install", org=settings.INFLUXDB_ORG)  # what InfluxDB's own setup makes
+    out = StringIO()
+    call_command("influxdb_buckets", stdout=out)
+    assert "fresh_install_5m (366 days)" in out.getvalue() and "fresh_install_1h (1830 days)" in out.getvalue()
+    assert [r.every_seconds for r in api.find_bucket_by_name("fresh_install_5m").retention_rules] == [366 * 86400]
+    assert [r.every_seconds for r in api.find_bucket_by_name("fresh_install_1h").retention_rules] == [1830 * 86400]
+    assert not [r.every_seconds for r in api.find_bucket_by_name("fresh_install").retention_rules if r.every_seconds]
+    call_command("influxdb_buckets", "--raw", stdout=out)  # twice is harmless; --raw expires raw samples too
+    raw = api.find_bucket_by_name("fresh_install").retention_rules
+    assert [r.every_seconds for r in raw] == [settings.MONITOR_RAW_RETENTION_DAYS * 86400]
+    for name in ("fresh_install", "fresh_install_5m", "fresh_install_1h"):
+        api.delete_bucket(api.find_bucket_by_name(name))
