@@ -118,6 +118,8 @@ STATIC_TAGS = {"2": 0x02, "4": 0x04, "6": 0x06, "64": 0x40, "65": 0x41, "66": 0x
 
 
 def _static_tlv(tag: str, value: str) -> bytes:
+    if tag == "4x":  # an OCTET STRING written in hex (MAC addresses, LLDP chassis ids)
+        return encode_tlv(0x04, bytes.fromhex(value))
     ber = STATIC_TAGS[tag]
     if ber == 0x04:
         return encode_tlv(0x04, value.encode())
