@@ -46,13 +46,7 @@ class Event(models.Model):
 class TrapCredential(models.Model):
     """How a device's traps and informs authenticate, when it is not with its polling credentials."""
 
-    class AuthProtocol(models.TextChoices):
-        MD5 = "MD5", "MD5"
-        SHA = "SHA", "SHA-1"
-        SHA224 = "SHA224", "SHA-224"
-        SHA256 = "SHA256", "SHA-256"
-        SHA384 = "SHA384", "SHA-384"
-        SHA512 = "SHA512", "SHA-512"
+    AuthProtocol = Device.AuthProtocol  # the polling credentials' choices
 
     class PrivProtocol(models.TextChoices):
         NONE = "", "none"
