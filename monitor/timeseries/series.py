@@ -28,10 +28,10 @@ from monitor.timeseries.plan import Bounds, Layout, Window, layout
 # A batch with this many instances (ports...) of one device and template reads all of that device's instances
 # (a batch of most of a switch's ports: the extra series cost less than a predicate naming each port).
 EVERY_INSTANCE_AT = 48
-PART = "windows-cols"
+PART = "windows-cols"  # the cache's name for a chart's windows (assemble.rollup_part): renamed when their form changes
 # Tiers whose windows keep their mean (collectors/rollup.py): a chart of one window a point reads it, one column
 # instead of sums and counts, and the range's Σ sum and Σ count as two numbers (a third fewer rows to send and read).
-MEANS_KEPT = ("5m",)  # the cache's name for a chart's windows (assemble.rollup_part): renamed when their form changes
+MEANS_KEPT = ("5m",)
 
 
 def read(
