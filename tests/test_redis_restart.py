@@ -1,5 +1,5 @@
 """Redis killed and restarted under a running worker and beat while an alert fires: polling resumes, each tick
-is polled at most once, and each alert mail goes out exactly once."""
+is polled at most once (or recorded as skipped), and each alert mail goes out exactly once."""
 
 from __future__ import annotations
 
@@ -55,8 +55,13 @@ def test_redis_killed_under_worker_and_beat_resumes_polling_without_a_tick_or_a_
     assert len(ticks) == len(set(ticks)), f"a tick was polled twice: {ticks}"
     resumed = min(t for t in ticks if t > killed_at)
     assert resumed <= back_at + 2 * INTERVAL, f"first poll after the restart at tick {resumed}, Redis back at {back_at}"
-    after = [t for t in ticks if t >= resumed]
-    assert after == list(range(resumed, after[-1] + INTERVAL, INTERVAL)), f"a tick was missed after resuming: {after}"
+    # The worker reconnects with a back-off, so the tick sent just before it is back can reach it together with
+    # the next, on-time tick: both run at once and the second is skipped as an overrun, recorded as such (the first
+    # poll ran a moment before it, so no sample is lost). Any other tick missing would be a hole.
+    overruns = [t for t in polled_ticks(device.pk, "skipped_tick") if t > resumed and t not in ticks]
+    covered = sorted([t for t in ticks if t >= resumed] + overruns)
+    assert covered == list(range(resumed, covered[-1] + INTERVAL, INTERVAL)), f"a tick missed: {ticks}, {overruns}"
+    assert len(overruns) <= 1, f"more than the tick queued during the outage was skipped: {overruns}"
     fired = [s for s in subjects(server) if "[FIRING]" in s]
     recovered = [s for s in subjects(server) if "[RECOVERED]" in s]
     assert len(fired) == 1 and len(recovered) == 1, subjects(server)

@@ -3,6 +3,7 @@ docs/graphs.md (averages of every sample, extremes of every sample, totals by ea
 
 from __future__ import annotations
 
+import time
 from array import array
 from collections import defaultdict
 
@@ -21,7 +22,7 @@ def graph(plot: Plot, found: dict, shape: Layout, span: Window, interval: int) -
         else:
             points, legend = _from_samples(got.get("raw", []), plot.template.totals, interval)
         series.append(_series(plot, definition, points, legend))
-    return _meta(plot, shape, span) | {"series": series}
+    return meta(plot, shape, span) | {"series": series}
 
 
 def rollup_part(plot: Plot, found: dict, shape: Layout, span: Window) -> dict:
@@ -34,7 +35,7 @@ def rollup_part(plot: Plot, found: dict, shape: Layout, span: Window) -> dict:
         points, acc = _from_rollup(found.get((plot.key, definition.field), {}))
         cols = columns(points, plot.scale)
         series.append({"field": definition.field, "label": definition.label, "cols": cols, "acc": acc})
-    return _meta(plot, shape, span) | {"series": series}
+    return meta(plot, shape, span) | {"series": series, "_read_at": time.time()}
 
 
 NAN = float("nan")
@@ -97,7 +98,7 @@ def finish(plot: Plot, part: dict, edges: dict, bounds: Bounds, interval: int, c
             series.append(found | {"cols": _joined(cols, heads, tails)})
         else:
             series.append(_scaled(plot, item["field"], item["label"], [*heads, *points, *tails], legend))
-    return {k: v for k, v in part.items() if k != "series"} | {"series": series}
+    return {k: v for k, v in part.items() if k != "series" and not k.startswith("_")} | {"series": series}
 
 
 def _joined(cols: dict, heads: list, tails: list) -> dict:
@@ -139,7 +140,7 @@ def _scaled(plot: Plot, field: str, label: str, points: list, legend: dict) -> d
     return {"field": field, "label": label, "points": points, "stats": legend}
 
 
-def _meta(plot: Plot, shape: Layout, span: Window) -> dict:
+def meta(plot: Plot, shape: Layout, span: Window) -> dict:
     return {
         "resolution_s": shape.every_s,
         "aggregated": shape.windowed,
@@ -218,6 +219,19 @@ def _from_rollup(got: dict) -> tuple[list, dict]:
         "current": _last_mean(got["lastsum"], got.get("lastcount", ())) if "lastsum" in got else _newest(points),
     }
     return points, acc
+
+
+def figures(got: dict, newest: float | None) -> dict:
+    """The sums behind a legend from a read of the whole range's figures (`gather` without windows); `newest`:
+    the newest window's mean, where no last() was read."""
+    current = _last_mean(got["lastsum"], got.get("lastcount", ())) if "lastsum" in got else newest
+    return {
+        "n": _only(got, "scount") or 0,
+        "sum": _only(got, "ssum") or 0.0,
+        "lo": _only(got, "lo"),
+        "total": _only(got, "total"),
+        "current": current,
+    }
 
 
 def _aligned(got: dict) -> tuple | None:

@@ -76,7 +76,7 @@ def parse(text: str) -> list[Table]:
     for block in text.split("\r\n\r\n"):
         lines = block.split("\r\n")
         types: list[str] = []
-        while lines and lines[0].startswith("#"):
+        while lines and (not lines[0] or lines[0].startswith("#")):  # annotations; a blank line of an empty result
             if lines[0].startswith("#datatype"):
                 types = lines[0].split(",")
             lines.pop(0)
