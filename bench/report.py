@@ -9,6 +9,11 @@ from bench import report_s8
 RERUN = "Re-run: `.venv/bin/python bench/run.py --only {s}` (after `make bench` once; `make bench` runs them all)."
 
 
+def _times(found: dict) -> str:
+    """Wall, web CPU and InfluxDB CPU of a carried-windows read, in ms."""
+    return " / ".join(_f(found[name] * 1000, 0) for name in ("wall_s", "web_cpu_s", "influxdb_cpu_s"))
+
+
 def _f(value, digits: int = 1) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "n/a"
@@ -191,6 +196,20 @@ def s5(r: dict) -> str:
             f"{ms(r['page_1y_p95_full_s'])} ms in full, {ms(r['page_1y_p95_slid_s'])} ms 5 minutes later, "
             f"{ms(r['page_1y_p95_slid_again_s'])} ms 5 minutes after that.\n"
         )
+    carried = r.get("carried", {})
+    if carried:
+        text += (
+            "\nThe device page's 160 graphs read in process as the page reads them (20 a request), cold and then "
+            "as the range moves on by one window (its windows carried over: only the windows at its ends and the "
+            "legend figures of what left and entered it are read, monitor/timeseries/carry.py): wall ms, and the "
+            "CPU ms of the web process and of InfluxDB.\n\n"
+            "| range | a window later, carried: wall / web CPU / InfluxDB CPU | the same range cold |\n"
+            "|---|---:|---:|\n"
+        )
+        for label in ("1d", "366d"):
+            one, cold = carried.get(f"carried_{label}"), carried.get(f"carried_{label}_cold")
+            if one and cold:
+                text += f"| {label} | {_times(one)} | {_times(cold)} |\n"
     page = r.get("page", {})
     if page:
         text += (

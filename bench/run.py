@@ -46,13 +46,14 @@ def main() -> int:
     sustained_arguments(parser)
     args = parser.parse_args()
     wanted = set(args.only.split(","))
+    asked = set(wanted)
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     os.environ.update(bench_environment(work / "django"))
     results_file = work / "results.json"
     results = json.loads(results_file.read_text()) if results_file.exists() else {}
     if args.render_only:
-        write_report(results)
+        write_report(results, ran=set(SCENARIOS))
         return 0
     meta = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
@@ -85,7 +86,7 @@ def main() -> int:
         wanted.discard("s8")
         save("s8", sustained(args, work, results.get("s8", {})))
         if not wanted:
-            write_report(results)
+            write_report(results, ran={"s8"})
             return 0
     redis, influxd, influx, redis_url = start_backends(work / "run")
     fleet = replay = None
@@ -134,7 +135,7 @@ def main() -> int:
             if "s5" in wanted:
                 from bench import s5_graphs
 
-                save("s5", s5_graphs.run(influx, work, env, previous=args.previous))
+                save("s5", s5_graphs.run(influx, work, env, previous=args.previous, influx_pid=influxd.popen.pid))
     finally:
         if replay is not None:
             replay.stop()
@@ -142,16 +143,17 @@ def main() -> int:
             fleet.stop()
         influxd.stop()
         redis.stop()
-    write_report(results)
+    write_report(results, ran=asked)
     return 0
 
 
-def write_report(results: dict) -> None:
+def write_report(results: dict, ran: set[str]) -> None:
     """docs/performance.md from results.json; when results.json lacks scenarios the document shows (a fresh
-    checkout), only scenario 8's section of the document is replaced, so the others' figures are kept."""
+    checkout), only scenario 8's section of the document is replaced, and only when this run ran it (the section
+    may hold figures written beside those of its last run), so the others' figures are kept."""
     path = REPO / "docs" / "performance.md"
     if path.exists() and not all(name in results for name in SCENARIOS):
-        if "s8" in results:
+        if "s8" in results and "s8" in ran:
             path.write_text(report_s8.splice(path.read_text(), report_s8.render(results["s8"])))
             print("wrote scenario 8's section of docs/performance.md (results.json lacks the other scenarios)")
         else:  # rendering the whole document from a partial run would drop the other scenarios' figures

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from bench import s5_browser, s5_year, stack
-from bench.common import percentile
+from bench.common import cpu_of, percentile
 
 FAILURES: list[str] = []
 SETTLE_S = 90
@@ -27,7 +27,9 @@ def timed_get(api, url: str, params) -> float:
     return elapsed
 
 
-def run(influx, work: Path, env: dict[str, str], repeats: int = 5, previous: str = "") -> dict:
+def run(
+    influx, work: Path, env: dict[str, str], repeats: int = 5, previous: str = "", influx_pid: int | None = None
+) -> dict:
     """Every figure of the scenario (and the previous revision's, when `previous` names one)."""
     from django.conf import settings
 
@@ -43,7 +45,7 @@ def run(influx, work: Path, env: dict[str, str], repeats: int = 5, previous: str
     ]
     result |= backfilled_year(influx, work, str(device.pk))
     result |= api_figures(stack.client(), graphs, repeats)
-    result |= switch_page(influx, work, env)
+    result |= switch_page(influx, work, env, influx_pid)
     result["failures"], result["failure_count"] = FAILURES[:5], len(FAILURES)
     if previous:
         from bench import previous as earlier
@@ -128,7 +130,42 @@ def slid_percentiles(graphs: list) -> dict:
     return found
 
 
-def switch_page(influx, work: Path, env: dict[str, str]) -> dict:
+def carried_windows(graphs: list, influx_pid: int | None) -> dict:
+    """The page's graphs read in process as the page reads them (20 a batch, no minima, percentiles later), at
+    1d and 1y: cold, then the range a window later (its windows carried over, monitor/timeseries/carry.py), then
+    that range cold; wall time, this process's CPU and InfluxDB's (from /proc) for each."""
+    from django.core.cache import cache
+
+    from monitor.timeseries import series
+    from monitor.timeseries.flux import Member, Plot
+    from monitor.timeseries.plan import Window
+    from monitor.timeseries.templates import TEMPLATES
+
+    plots = [Plot(f"graph:{g.pk}", TEMPLATES[g.template], (Member(str(g.device_id), g.instance, 60),)) for g in graphs]
+
+    def page(end: datetime, days: int) -> dict:
+        span = Window(end - timedelta(days=days), end, 300, end)
+        wall, mine, theirs = time.perf_counter(), time.process_time(), (cpu_of(influx_pid) if influx_pid else 0.0)
+        for i in range(0, len(plots), 20):
+            series.read(plots[i : i + 20], span, p95="later", detail=False, columns=True)
+        return {
+            "wall_s": time.perf_counter() - wall,
+            "web_cpu_s": time.process_time() - mine,
+            "influxdb_cpu_s": (cpu_of(influx_pid) if influx_pid else 0.0) - theirs,
+        }
+
+    found = {}
+    for days, step in ((1, 300), (366, 3600)):
+        end = datetime.now(timezone.utc) - timedelta(seconds=3 * step)  # windows written up to a window after it
+        cache.clear()
+        page(end, days)
+        found[f"carried_{days}d"] = page(end + timedelta(seconds=step), days)
+        cache.clear()
+        found[f"carried_{days}d_cold"] = page(end + timedelta(seconds=step), days)
+    return {"carried": found}
+
+
+def switch_page(influx, work: Path, env: dict[str, str], influx_pid: int | None = None) -> dict:
     """A 52-port switch with 160 graphs and a year of history (written as the pollers write it), its device page
     in Chromium at 1d and 1y, cold and warm, served by gunicorn as deployed."""
     from django.conf import settings
@@ -154,13 +191,14 @@ def switch_page(influx, work: Path, env: dict[str, str]) -> dict:
     users.objects.filter(username="page").delete()
     users.objects.create_superuser("page", "page@localhost", password)
     child = env | {"INFLUXDB_BUCKET": "bench_page", "MONITOR_RAW_RETENTION_DAYS": "14"}
+    carried = carried_windows(graphs, influx_pid)
     server, base = s5_browser.web_server(child, work / "log")
     try:
         cache.clear()
         found = s5_browser.page_times(base, "page", password, f"/devices/{device.pk}/", ["1d", "1y"])
     finally:
         server.stop()
-    return {
+    return carried | {
         "page_graphs": len(graphs),
         "page_history_polls": polls,
         "page_history_write_s": written,
