@@ -129,3 +129,24 @@ def test_results_after_an_extra_blank_line_are_read():
         ("r3_wmax", "1/g2", [2.5]),
         ("r1_wsum", "1/g1", [1740.0]),
     ]
+
+
+def test_a_legend_carried_over_a_device_that_stopped_keeps_its_newest_window():
+    """Nothing entered the range (the device stopped): the newest window is still the old range's, and a range
+    with nothing left of the old one takes the new windows' own figures, not a subtraction's residue."""
+    from array import array
+
+    from monitor.timeseries.carry import _legend
+
+    old = {"n": 10.0, "sum": 30.0, "lo": 1.0, "hi": 5.0, "total": 300.0, "current": 4.0}
+    gone = {"scount": [(None, 2.0)], "ssum": [(None, 4.0)], "lo": [(None, 1.0)], "total": [(None, 40.0)]}
+    cols = {"t": array("q", [0, 1000]), "mean": array("d", [24.0, 40.0]), "max": array("d", [40.0, 48.0])}
+    found = _legend(old, gone, {}, cols, 8.0, lasts=True)
+    assert found["current"] == 4.0  # last() of the old range, not the newest point's mean (5.0)
+    assert (found["n"], found["sum"], found["total"]) == (8.0, 26.0, 260.0)
+    assert found["hi"] == 6.0
+    assert _legend(old, gone, {}, cols, 8.0, lasts=False)["current"] == 5.0  # the newest point stands for it
+    everything = {"scount": [(None, 10.0)], "ssum": [(None, 30.0 + 1e-13)], "lo": [(None, 1.0)]}
+    new = {"scount": [(None, 3.0)], "ssum": [(None, 0.0)], "lo": [(None, 0.0)], "total": [(None, 0.0)]}
+    moved_away = _legend(old, everything, new, cols, 8.0, lasts=True)
+    assert (moved_away["n"], moved_away["sum"], moved_away["total"], moved_away["lo"]) == (3.0, 0.0, 0.0, 0.0)

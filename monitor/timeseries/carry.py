@@ -51,13 +51,18 @@ def carried(plots: list[Plot], key_of: KeyOf, ask: Ask) -> dict[str, dict]:
     for plot in plots:
         for back in backs:
             part = found.get(earlier[(plot.key, back)])
-            if part is not None and time.time() - part.get("_read_at", 0) < CARRY_FOR_S:
+            if part is not None and time.time() - part.get("_read_at", 0) < CARRY_FOR_S and _same_fields(plot, part):
                 by_back.setdefault(back, {})[plot.key] = (plot, part)
                 break
     out: dict[str, dict] = {}
     for back, pairs in by_back.items():
         out |= _moved(pairs, back, ask)
     return out
+
+
+def _same_fields(plot: Plot, part: dict) -> bool:
+    """Whether a cached part has the template's series, in its order (a deploy may have changed the template)."""
+    return [item["field"] for item in part.get("series", ())] == [d.field for d in plot.template.series]
 
 
 def _moved(pairs: dict[str, tuple[Plot, dict]], back: int, ask: Ask) -> dict[str, dict]:
@@ -84,6 +89,7 @@ def _moved(pairs: dict[str, tuple[Plot, dict]], back: int, ask: Ask) -> dict[str
         if name in read
     }
     out, unsure, entered = {}, [], "new" if "new" in read else "tail"
+    lasts = shape.every_s != shape.tier.step_s and not ask.tail  # last() read, as a cold read reads it
     for plot, old in pairs.values():
         series = []
         for index, item in enumerate(old["series"]):
@@ -91,7 +97,7 @@ def _moved(pairs: dict[str, tuple[Plot, dict]], back: int, ask: Ask) -> dict[str
             head = [ends["head"][plot.key]["series"][index]["cols"]] if "head" in ends else []
             cols = _joined([*head, middle, ends["tail"][plot.key]["series"][index]["cols"]])
             figures = [read[name].get((plot.key, item["field"]), {}) for name in ("gone", entered)]
-            acc = _legend(item["acc"], *figures, cols, plot.scale)
+            acc = _legend(item["acc"], *figures, cols, plot.scale, lasts)
             if acc["lo"] is UNSURE:
                 unsure.append((plot, index))
             series.append({"field": item["field"], "label": item["label"], "cols": cols, "acc": acc})
@@ -104,22 +110,32 @@ def _moved(pairs: dict[str, tuple[Plot, dict]], back: int, ask: Ask) -> dict[str
 UNSURE = object()  # a minimum that left the range, where the windows still in it were not read
 
 
-def _legend(old: dict, gone: dict, new: dict, cols: dict, scale: float) -> dict:
+def _legend(old: dict, gone: dict, new: dict, cols: dict, scale: float, lasts: bool) -> dict:
     """The sums behind the legend: the old range's, less the windows gone, plus the windows new (count, sum and
-    total add up); the maximum of the windows kept; the minimum where the old one did not leave the range."""
+    total add up); the maximum of the windows kept; the minimum where the old one did not leave the range; the
+    newest window's mean from last() where it was read (`lasts`), else from the newest point."""
     left, entered = assemble.figures(gone, None), assemble.figures(new, None)
-    total = None
-    if old["total"] is not None or entered["total"] is not None:
-        total = (old["total"] or 0.0) - (left["total"] or 0.0) + (entered["total"] or 0.0)
+    kept = old["n"] - left["n"]
+    if kept <= 0:  # nothing left of the old range: the new windows' own figures (no residue of a subtraction)
+        n, summed, total, lowest = entered["n"], entered["sum"], entered["total"], entered["lo"]
+    else:
+        n, summed, lowest = kept + entered["n"], old["sum"] - left["sum"] + entered["sum"], None
+        total = None
+        if old["total"] is not None or entered["total"] is not None:
+            total = (old["total"] or 0.0) - (left["total"] or 0.0) + (entered["total"] or 0.0)
     highs = [v for v in cols["max"] if v == v]
-    newest = cols["mean"][-1] / scale if len(cols["t"]) and scale else None
+    current = entered["current"]
+    if current is None and lasts:  # nothing entered: the newest window is the old range's, if any is kept
+        current = old["current"] if kept > 0 else None
+    elif current is None:
+        current = cols["mean"][-1] / scale if len(cols["t"]) and scale else None
     return {
-        "n": old["n"] - left["n"] + entered["n"],
-        "sum": old["sum"] - left["sum"] + entered["sum"],
-        "lo": _lowest(old["lo"], left["lo"], entered["lo"]),
+        "n": n,
+        "sum": summed,
+        "lo": lowest if kept <= 0 else _lowest(old["lo"], left["lo"], entered["lo"]),
         "hi": max(highs) / scale if highs and scale else None,
         "total": total,
-        "current": entered["current"] if entered["current"] is not None else newest,
+        "current": current,
     }
 
 
@@ -158,7 +174,7 @@ def _between(cols: dict, since_ms: int, until_ms: int) -> dict:
 def _joined(parts: list[dict]) -> dict:
     """Columns one after another; "min" where any part has it (NaN for the windows of parts without)."""
     out = {"t": array("q"), "mean": array("d"), "max": array("d")}
-    with_min = any("min" in cols for cols in parts)
+    with_min = any(v == v for cols in parts for v in cols.get("min", ()))  # as a cold read: where a window has one
     if with_min:
         out["min"] = array("d")
     for cols in parts:

@@ -162,9 +162,10 @@ class Reads:
 def _rollup_chains(reads: Reads, shape: Layout, detail: bool, piece: Piece) -> list[str]:
     """A piece's chains: windows (the stored mean where a point is one window of a tier that keeps it), figures."""
     pred, script = reads.pred, []
-    sums, counts, maxima, minima = pred("_sum"), pred("_count"), pred("_max"), pred("_min")
+    minima = pred("_min")
     if piece.lowest:
         return [reads.chain(minima, "|> min()", "lo")]
+    sums, counts, maxima = pred("_sum"), pred("_count"), pred("_max")
     means = means_kept(shape)
     if piece.windows and means:
         script.append(reads.chain(pred("_mean"), window("max"), "wmean"))  # the window's one stored mean
