@@ -143,15 +143,18 @@ def carried_windows(graphs: list, influx_pid: int | None) -> dict:
 
     plots = [Plot(f"graph:{g.pk}", TEMPLATES[g.template], (Member(str(g.device_id), g.instance, 60),)) for g in graphs]
 
+    def influx_cpu() -> float:
+        return cpu_of(influx_pid) if influx_pid else 0.0
+
     def page(end: datetime, days: int) -> dict:
         span = Window(end - timedelta(days=days), end, 300, end)
-        wall, mine, theirs = time.perf_counter(), time.process_time(), (cpu_of(influx_pid) if influx_pid else 0.0)
+        wall, mine, theirs = time.perf_counter(), time.process_time(), influx_cpu()
         for i in range(0, len(plots), 20):
             series.read(plots[i : i + 20], span, p95="later", detail=False, columns=True)
         return {
             "wall_s": time.perf_counter() - wall,
             "web_cpu_s": time.process_time() - mine,
-            "influxdb_cpu_s": (cpu_of(influx_pid) if influx_pid else 0.0) - theirs,
+            "influxdb_cpu_s": influx_cpu() - theirs,
         }
 
     found = {}

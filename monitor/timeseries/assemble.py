@@ -221,10 +221,10 @@ def _from_rollup(got: dict) -> tuple[list, dict]:
     return points, acc
 
 
-def figures(got: dict, newest: float | None) -> dict:
-    """The sums behind a legend from a read of the whole range's figures (`gather` without windows); `newest`:
-    the newest window's mean, where no last() was read."""
-    current = _last_mean(got["lastsum"], got.get("lastcount", ())) if "lastsum" in got else newest
+def figures(got: dict) -> dict:
+    """The sums behind a legend from a read of a range's figures (`gather` without windows); the newest window's
+    mean where last() was read, else None."""
+    current = _last_mean(got["lastsum"], got.get("lastcount", ())) if "lastsum" in got else None
     return {
         "n": _only(got, "scount") or 0,
         "sum": _only(got, "ssum") or 0.0,

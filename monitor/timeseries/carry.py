@@ -14,7 +14,7 @@ from datetime import datetime, timedelta, timezone
 
 from monitor.timeseries import assemble, cache
 from monitor.timeseries.flux import Plot
-from monitor.timeseries.gather import Piece, gather_pieces, means_kept
+from monitor.timeseries.gather import Piece, gather_pieces, means_kept, reads_last
 from monitor.timeseries.plan import Layout, Window
 
 # Cached windows live two windows (cache.set_many): the range one or two windows earlier may still be there.
@@ -22,7 +22,6 @@ BACK = 2
 # Windows carried over are read whole again after this, so a window written late (a spool's replay after an
 # InfluxDB outage) reaches a page that never closes within the hour.
 CARRY_FOR_S = 3600
-NAN = float("nan")
 
 KeyOf = Callable[[Plot, datetime, datetime], str]
 
@@ -89,7 +88,7 @@ def _moved(pairs: dict[str, tuple[Plot, dict]], back: int, ask: Ask) -> dict[str
         if name in read
     }
     out, unsure, entered = {}, [], "new" if "new" in read else "tail"
-    lasts = shape.every_s != shape.tier.step_s and not ask.tail  # last() read, as a cold read reads it
+    lasts = reads_last(shape, ask.tail)  # last() read, as a cold read reads it
     for plot, old in pairs.values():
         series = []
         for index, item in enumerate(old["series"]):
@@ -114,15 +113,16 @@ def _legend(old: dict, gone: dict, new: dict, cols: dict, scale: float, lasts: b
     """The sums behind the legend: the old range's, less the windows gone, plus the windows new (count, sum and
     total add up); the maximum of the windows kept; the minimum where the old one did not leave the range; the
     newest window's mean from last() where it was read (`lasts`), else from the newest point."""
-    left, entered = assemble.figures(gone, None), assemble.figures(new, None)
+    left, entered = assemble.figures(gone), assemble.figures(new)
     kept = old["n"] - left["n"]
     if kept <= 0:  # nothing left of the old range: the new windows' own figures (no residue of a subtraction)
         n, summed, total, lowest = entered["n"], entered["sum"], entered["total"], entered["lo"]
     else:
-        n, summed, lowest = kept + entered["n"], old["sum"] - left["sum"] + entered["sum"], None
+        n, summed = kept + entered["n"], old["sum"] - left["sum"] + entered["sum"]
         total = None
         if old["total"] is not None or entered["total"] is not None:
             total = (old["total"] or 0.0) - (left["total"] or 0.0) + (entered["total"] or 0.0)
+        lowest = _lowest(old["lo"], left["lo"], entered["lo"])
     highs = [v for v in cols["max"] if v == v]
     current = entered["current"]
     if current is None and lasts:  # nothing entered: the newest window is the old range's, if any is kept
@@ -132,7 +132,7 @@ def _legend(old: dict, gone: dict, new: dict, cols: dict, scale: float, lasts: b
     return {
         "n": n,
         "sum": summed,
-        "lo": lowest if kept <= 0 else _lowest(old["lo"], left["lo"], entered["lo"]),
+        "lo": lowest,
         "hi": max(highs) / scale if highs and scale else None,
         "total": total,
         "current": current,
@@ -154,7 +154,7 @@ def _minima(out: dict, unsure: list[tuple[Plot, int]], ask: Ask) -> None:
     found = gather_pieces(plots, ask.shape, False, {"lo": Piece(ask.whole, lowest=True)})["lo"]
     for plot, index in unsure:
         item = out[plot.key]["series"][index]
-        item["acc"]["lo"] = assemble.figures(found.get((plot.key, item["field"]), {}), None)["lo"]
+        item["acc"]["lo"] = assemble.figures(found.get((plot.key, item["field"]), {}))["lo"]
 
 
 def _span(ask: Ask, since: float, until: float) -> Window:
@@ -179,5 +179,5 @@ def _joined(parts: list[dict]) -> dict:
         out["min"] = array("d")
     for cols in parts:
         for name in out:
-            out[name].extend(cols[name] if name in cols else array("d", [NAN] * len(cols["t"])))
+            out[name].extend(cols[name] if name in cols else array("d", [assemble.NAN] * len(cols["t"])))
     return out

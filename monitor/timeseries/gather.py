@@ -135,6 +135,12 @@ def means_kept(shape: Layout) -> bool:
     return shape.every_s == shape.tier.step_s and shape.tier.name in MEANS_KEPT
 
 
+def reads_last(shape: Layout, tail: bool) -> bool:
+    """Whether a rollup read takes last() of sums and counts for the legend's current value: not where a point is
+    one window (the newest point is it) or where raw samples after the newest window stand for it (`tail`)."""
+    return shape.every_s != shape.tier.step_s and not tail
+
+
 def _timed(found: dict, span: Window, every_s: int) -> None:
     """Window rows carry no time: their place in the grid gives it."""
     times = grid(int(span.start.timestamp() * 1000), int(span.end.timestamp() * 1000), every_s * 1000)
@@ -180,7 +186,7 @@ def _rollup_chains(reads: Reads, shape: Layout, detail: bool, piece: Piece) -> l
     if means or not piece.windows:  # the range's Σ sum and Σ count, where no windows' sums give them
         script += [reads.chain(sums, "|> sum()", "ssum"), reads.chain(counts, "|> sum()", "scount")]
     script.append(reads.chain(minima, "|> min()", "lo"))
-    if shape.every_s != shape.tier.step_s and not piece.tail:  # else the newest sample or window stands for it
+    if reads_last(shape, piece.tail):
         script += [reads.chain(sums, "|> last()", "lastsum", True), reads.chain(counts, "|> last()", "lastcount", True)]
     totals = pred("_total", only_totals=True)
     if totals:

@@ -9,9 +9,7 @@ from datetime import datetime
 
 from monitor.timeseries import assemble, cache, carry, percentiles, tiers
 from monitor.timeseries import edges as raw_edges
-from monitor.timeseries.flux import (
-    Plot,
-)
+from monitor.timeseries.flux import Plot
 from monitor.timeseries.gather import gather
 from monitor.timeseries.plan import Bounds, Layout, Window, layout
 
