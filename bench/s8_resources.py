@@ -62,10 +62,11 @@ def tree_memory(pid: int) -> tuple[float, float]:
 class Sampler(threading.Thread):
     """Every `every` seconds: each component's CPU seconds so far and memory (components: name -> root pids)."""
 
-    def __init__(self, components: dict[str, list[int]], every: float = 10.0):
+    def __init__(self, components: dict[str, list[int]], every: float = 10.0, influx_url: str | None = None):
         super().__init__(name="resources", daemon=True)
-        self.components, self.every = components, every
+        self.components, self.every, self.influx_url = components, every, influx_url
         self.samples: list[tuple[float, dict[str, tuple[float, float, float]]]] = []
+        self.go_memory: list[tuple[float, dict[str, float]]] = []  # InfluxDB's Go runtime, beside its RSS
         self.stop_event = threading.Event()
 
     def sample(self) -> None:
@@ -74,6 +75,8 @@ class Sampler(threading.Thread):
             memory = [tree_memory(pid) for pid in pids]
             row[name] = (sum(tree_cpu(pid) for pid in pids), sum(m[0] for m in memory), sum(m[1] for m in memory))
         self.samples.append((now, row))
+        if self.influx_url and (go := go_memory(self.influx_url)):
+            self.go_memory.append((now, {**go, "rss_mb": row.get("influxdb", (0, 0, 0))[1]}))
 
     def run(self) -> None:
         self.sample()
@@ -100,6 +103,17 @@ class Sampler(threading.Thread):
             "pss_mb_max": sum(v["pss_mb_max"] for v in out.values()),
         }
         return out
+
+    def go_summary(self, start: float, stop: float) -> dict:
+        """InfluxDB's Go heap over [start, stop]: the largest in use and kept idle, and all three at its RSS peak."""
+        go = [g for t, g in self.go_memory if start - self.every <= t <= stop + self.every]
+        if not go:
+            return {}
+        return {
+            "heap_inuse_mb_max": max(g["heap_inuse_mb"] for g in go),
+            "heap_retained_mb_max": max(g["heap_retained_mb"] for g in go),
+            "at_rss_peak": max(go, key=lambda g: g["rss_mb"]),
+        }
 
 
 def influx_storage(influx, engine: Path) -> dict:
@@ -138,3 +152,24 @@ def _metric(url: str, name: str) -> float | None:
         return None
     values = [float(line.rsplit(" ", 1)[1]) for line in text.splitlines() if line.startswith(name + "{")]
     return sum(values) if values else None
+
+
+def go_memory(url: str) -> dict[str, float] | None:
+    """InfluxDB's memory as its Go runtime sees it, in MB: the heap in use, the heap kept but idle and not yet
+    returned to the system (what GOMEMLIMIT makes it return); None when unreachable."""
+    try:
+        with urllib.request.urlopen(f"{url}/metrics", timeout=10) as response:
+            text = response.read().decode()
+    except OSError:
+        return None
+    values = {}
+    for line in text.splitlines():
+        name, _, value = line.partition(" ")
+        if name in ("go_memstats_heap_inuse_bytes", "go_memstats_heap_idle_bytes", "go_memstats_heap_released_bytes"):
+            values[name] = float(value) / 2**20
+    if len(values) < 3:
+        return None
+    return {
+        "heap_inuse_mb": values["go_memstats_heap_inuse_bytes"],
+        "heap_retained_mb": values["go_memstats_heap_idle_bytes"] - values["go_memstats_heap_released_bytes"],
+    }

@@ -68,9 +68,11 @@ def _progress(start: float, stop: float, sampler: Sampler, pages: PageLoad) -> N
         late = Device.objects.filter(consecutive_failures__gt=0).count()
         row = sampler.samples[-1][1] if sampler.samples else {}
         cpu = ", ".join(f"{name} {values[0]:.0f} s" for name, values in row.items())
+        go = sampler.go_memory[-1][1] if sampler.go_memory else {}
+        memory = ", ".join(f"{name} {value:.0f}" for name, value in go.items())
         print(
             f"s8 +{(time.time() - start) / 60:.0f} min: {len(pages.views)} page views, {late} switches failing; "
-            f"CPU so far: {cpu}",
+            f"CPU so far: {cpu}; InfluxDB MB: {memory}",
             flush=True,
         )
 
@@ -117,7 +119,7 @@ def run(work: Path, switches: int, minutes: float, **options) -> dict:
             "gunicorn": [web.popen.pid],
             "agents": agents.pids,
         }
-        sampler = Sampler({name: pids for name, pids in components.items() if pids})
+        sampler = Sampler({name: pids for name, pids in components.items() if pids}, influx_url=influx.url)
         sampler.start()
         first_polls_s = _wait_for_first_polls(switches, timeout=max(600.0, switches * 0.3))
         time.sleep(INTERVAL + 10)  # the start-up wave (every switch discovered at once) is over; rates flow
@@ -141,6 +143,7 @@ def run(work: Path, switches: int, minutes: float, **options) -> dict:
         sampler.stop_event.set()
         sampler.join(timeout=30)
         resources = sampler.summary(start, stop)
+        influx_memory = {**sampler.go_summary(start, stop), "gomemlimit": services.influxd_memory_limit()}
         if history:  # after the measured window: the rollup tiers of the history, for their disk per switch and day
             history["rollups"] = s8_history.rollups(influx, page_ids, days, int(added) // 60 * 60, base / "spool")
         storage = influx_storage(influx, base / "run" / "influxdb" / "engine")
@@ -171,6 +174,7 @@ def run(work: Path, switches: int, minutes: float, **options) -> dict:
         "rollups": rollups,
         "pages": pages.summary(),
         "resources": resources,
+        "influxdb_memory": influx_memory,
         "storage": storage,
         "storage_compacted": compacted,
         "polling_s": polling_s,
