@@ -199,17 +199,21 @@ def s5(r: dict) -> str:
     carried = r.get("carried", {})
     if carried:
         text += (
-            "\nThe device page's 160 graphs read in process as the page reads them (20 a request), cold and then "
-            "as the range moves on by one window (its windows carried over: only the windows at its ends and the "
-            "legend figures of what left and entered it are read, monitor/timeseries/carry.py): wall ms, and the "
-            "CPU ms of the web process and of InfluxDB.\n\n"
-            "| range | a window later, carried: wall / web CPU / InfluxDB CPU | the same range cold |\n"
-            "|---|---:|---:|\n"
+            "\nThe device page's 160 graphs read in process as the page asks for them (`GET /api/series`: 20 a "
+            "request, percentiles later), a window after a first view: its windows carried over (only the windows "
+            "at the range's ends and the legend figures of what left and entered it are read, "
+            "monitor/timeseries/carry.py); kept warm (monitor/graphs/warming.py: the page's requests read again by "
+            "the warming run just after the window, then the view); and cold. Wall ms, and the CPU ms of the web "
+            "process and of InfluxDB.\n\n"
+            "| range | a window later, carried: wall / web CPU / InfluxDB CPU | kept warm: the view | the warming "
+            "run before it | the same range cold |\n"
+            "|---|---:|---:|---:|---:|\n"
         )
-        for label in ("1d", "366d"):
+        for label in ("1d", "1y"):
             one, cold = carried.get(f"carried_{label}"), carried.get(f"carried_{label}_cold")
-            if one and cold:
-                text += f"| {label} | {_times(one)} | {_times(cold)} |\n"
+            warmed, warming = carried.get(f"warmed_{label}"), carried.get(f"warming_{label}")
+            if one and cold and warmed and warming:
+                text += f"| {label} | {_times(one)} | {_times(warmed)} | {_times(warming)} | {_times(cold)} |\n"
     page = r.get("page", {})
     if page:
         text += (

@@ -131,40 +131,61 @@ def slid_percentiles(graphs: list) -> dict:
 
 
 def carried_windows(graphs: list, influx_pid: int | None) -> dict:
-    """The page's graphs read in process as the page reads them (20 a batch, no minima, percentiles later), at
-    1d and 1y: cold, then the range a window later (its windows carried over, monitor/timeseries/carry.py), then
-    that range cold; wall time, this process's CPU and InfluxDB's (from /proc) for each."""
+    """The page's graphs read in process as the page asks for them (`api.batch`: 20 a request, percentiles later)
+    at 1d and 1y, a window after a first view: carried over (monitor/timeseries/carry.py); kept warm
+    (monitor/graphs/warming.py: the warming run after the window, then the view); and cold. Wall time, this
+    process's CPU and InfluxDB's (from /proc) for each."""
     from django.core.cache import cache
+    from django.http import QueryDict
 
-    from monitor.timeseries import series
-    from monitor.timeseries.flux import Member, Plot
-    from monitor.timeseries.plan import Window
-    from monitor.timeseries.templates import TEMPLATES
+    from monitor.core import services
+    from monitor.graphs import viewed
+    from monitor.graphs.access import Access
+    from monitor.graphs.api import batch
+    from monitor.graphs.warming import warm_viewed
 
-    plots = [Plot(f"graph:{g.pk}", TEMPLATES[g.template], (Member(str(g.device_id), g.instance, 60),)) for g in graphs]
+    access = Access.server()
 
-    def influx_cpu() -> float:
-        return cpu_of(influx_pid) if influx_pid else 0.0
+    def asks(preset: str) -> list[QueryDict]:
+        out = []
+        for i in range(0, len(graphs), 20):
+            ask = QueryDict(mutable=True)
+            ask.setlist("graph", [str(g.pk) for g in graphs[i : i + 20]])
+            ask.update({"range": preset, "points": "300", "p95": "later", "shape": "columns"})
+            out.append(ask)
+        return out
 
-    def page(end: datetime, days: int) -> dict:
-        span = Window(end - timedelta(days=days), end, 300, end)
-        wall, mine, theirs = time.perf_counter(), time.process_time(), influx_cpu()
-        for i in range(0, len(plots), 20):
-            series.read(plots[i : i + 20], span, p95="later", detail=False, columns=True)
+    def timed(work) -> dict:
+        theirs = cpu_of(influx_pid) if influx_pid else 0.0
+        wall, mine = time.perf_counter(), time.process_time()
+        work()
         return {
             "wall_s": time.perf_counter() - wall,
             "web_cpu_s": time.process_time() - mine,
-            "influxdb_cpu_s": influx_cpu() - theirs,
+            "influxdb_cpu_s": (cpu_of(influx_pid) - theirs) if influx_pid else 0.0,
         }
 
+    def view(page: list[QueryDict], at: datetime) -> None:
+        for ask in page:
+            batch(access, ask, at)
+
     found = {}
-    for days, step in ((1, 300), (366, 3600)):
+    for preset, step in (("1d", 300), ("1y", 3600)):
+        page = asks(preset)
         end = datetime.now(timezone.utc) - timedelta(seconds=3 * step)  # windows written up to a window after it
+        later = end + timedelta(seconds=step)
         cache.clear()
-        page(end, days)
-        found[f"carried_{days}d"] = page(end + timedelta(seconds=step), days)
+        view(page, end)
+        found[f"carried_{preset}"] = timed(lambda p=page, at=later: view(p, at))
         cache.clear()
-        found[f"carried_{days}d_cold"] = page(end + timedelta(seconds=step), days)
+        view(page, end)
+        services.redis_client().delete(viewed.KEY)
+        for ask in page:
+            viewed.remember(ask)
+        found[f"warming_{preset}"] = timed(lambda at=later: warm_viewed(at.timestamp()))
+        found[f"warmed_{preset}"] = timed(lambda p=page, at=later: view(p, at))
+        cache.clear()
+        found[f"carried_{preset}_cold"] = timed(lambda p=page, at=later: view(p, at))
     return {"carried": found}
 
 

@@ -129,7 +129,7 @@ def run(work: Path, switches: int, minutes: float, **options) -> dict:
         start = (int(time.time()) // 60 + 1) * 60.0
         time.sleep(max(0.0, start - time.time()))
         stop = start + minutes * 60
-        checker = s8_checks.RollupChecker(influx, start, stop, options.get("schema", "auto"))
+        checker = s8_checks.RollupChecker(influx, start, stop, str(ids[0]), options.get("schema", "auto"))
         checker.start()
         pages = PageLoad("127.0.0.1", web_port, user, page_ids, think_s=options.get("think_s", 5.0))
         pages.start()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -36,6 +37,8 @@ def configure(
     """Point this process (and the children it starts) at the bench services, migrate a new database unless
     `fresh` is off (a child joining its parent's), return the env. `database_url`: a bench PostgreSQL
     (bench/pgserver.py) instead of the SQLite file under `work`."""
+    if fresh:  # a spool left by an earlier run (its InfluxDB killed) would be replayed into this run's
+        shutil.rmtree(work / "var" / "spool", ignore_errors=True)
     env = {
         **bench_environment(work),
         **influx_env(influx),

@@ -6,6 +6,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from celery.schedules import crontab
 
 from monitor.core.clientip import parse_networks
 from monitor.core.config import ConfigError, env, env_bool, env_float, env_int, env_list, secret_from_var
@@ -216,6 +217,17 @@ CELERY_BEAT_SCHEDULE["storage-refresh-paths"] = {
     "schedule": float(env_int("MONITOR_PATH_REFRESH_S", 86400, minimum=300)),
     "options": {"expires": 3600},
 }
+# Pages viewed within MONITOR_WARM_VIEWED_S (0: off) are read again just after each 5-minute window is written
+# (cache.WRITE_GRACE_S after its end), at most MONITOR_WARM_MAX_REQUESTS data requests a run, newest first: their
+# next view, or the live refresh of one left open, finds the windows cached (monitor/graphs/warming.py).
+MONITOR_WARM_VIEWED_S = env_int("MONITOR_WARM_VIEWED_S", 1800, minimum=0, maximum=86400)
+MONITOR_WARM_MAX_REQUESTS = env_int("MONITOR_WARM_MAX_REQUESTS", 100, minimum=1, maximum=2000)
+if MONITOR_WARM_VIEWED_S:
+    CELERY_BEAT_SCHEDULE["graphs-warm-viewed"] = {
+        "task": "graphs.warm_viewed",
+        "schedule": crontab(minute="2-59/5"),
+        "options": {"expires": 240},
+    }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 

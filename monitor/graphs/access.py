@@ -25,7 +25,7 @@ _CACHE = "_monitor_access"
 
 def sees_everything(user) -> bool:
     """Active staff and superusers read every tree, device, graph and aggregate."""
-    return bool(user.is_authenticated and user.is_active and (user.is_staff or user.is_superuser))
+    return bool(user is not None and user.is_authenticated and user.is_active and (user.is_staff or user.is_superuser))
 
 
 class Access:
@@ -34,6 +34,13 @@ class Access:
     def __init__(self, user):
         self.user = user
         self.everything = sees_everything(user)
+
+    @classmethod
+    def server(cls) -> Access:
+        """What the server reads for itself (warming the caches of viewed pages): everything, answering nobody."""
+        access = cls(None)
+        access.everything = True
+        return access
 
     def trees(self) -> QuerySet:
         from monitor.graphs.trees.models import Tree

@@ -8,10 +8,11 @@ import logging
 from datetime import datetime, timezone
 
 import orjson
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.views.decorators.http import require_GET
 
 from monitor.core.ids import parse_id
+from monitor.graphs import viewed
 from monitor.graphs.access import Access, access_for
 from monitor.graphs.timerange import RangeError, TimeRange, parse_range
 from monitor.graphs.viewhelpers import api_auth, json_error, neutral_cell, parse_points
@@ -37,16 +38,16 @@ class BadRequest(ValueError):
         self.status = status
 
 
-def _window(request: HttpRequest) -> tuple[TimeRange, int]:
+def _window(params: QueryDict, now: datetime | None = None) -> tuple[TimeRange, int]:
     try:
-        window = parse_range(request.GET.get("start"), request.GET.get("end"), request.GET.get("range"))
-        return window, parse_points(request.GET.get("points"), MAX_POINTS)
+        window = parse_range(params.get("start"), params.get("end"), params.get("range"), now)
+        return window, parse_points(params.get("points"), MAX_POINTS)
     except RangeError as exc:
         raise BadRequest(str(exc)) from None
 
 
-def _unit(request: HttpRequest) -> str:
-    unit = request.GET.get("unit", "") or "bits"
+def _unit(params: QueryDict) -> str:
+    unit = params.get("unit", "") or "bits"
     if unit not in ("bits", "bytes", "percent"):
         raise BadRequest(f"unit={unit[:20]!r} is not available (bits, bytes or percent)")
     return unit
@@ -119,8 +120,8 @@ def _read(
 
 def _data(request: HttpRequest, kind: str, object_id: int) -> dict:
     title, template, members = _members(access_for(request), kind, object_id)
-    window, points = _window(request)
-    scale, unit = _scale(_unit(request), template, members, _speeds(members), strict=True)
+    window, points = _window(request.GET)
+    scale, unit = _scale(_unit(request.GET), template, members, _speeds(members), strict=True)
     plot = _plot(f"{kind}:{object_id}", template, members, scale)
     data = _read([plot], Window.of(window.start, window.end, points), "now", graphs=members)[plot.key]
     data["unit"] = unit
@@ -144,8 +145,8 @@ def series_json(request: HttpRequest, object_id: int, kind: str = "graph") -> Ht
         return json_error(exc.status, str(exc))
 
 
-def _ids(request: HttpRequest, name: str) -> list[int]:
-    raw = request.GET.getlist(name)
+def _ids(params: QueryDict, name: str) -> list[int]:
+    raw = params.getlist(name)
     ids = [parse_id(text) for text in raw]
     if None in ids:
         bad = next(text for text, parsed in zip(raw, ids, strict=True) if parsed is None)
@@ -161,28 +162,35 @@ def series_batch(request: HttpRequest) -> HttpResponse:
     graphs say `p95_pending`); `p95=only` answers just those. `shape=columns`: each series has `cols` ("t",
     "mean", "max" lists) instead of `points` rows (what pages ask for: smaller, and faster to make and read)."""
     try:
-        graph_ids, aggregate_ids = _ids(request, "graph"), _ids(request, "aggregate")
-        if not graph_ids and not aggregate_ids:
-            raise BadRequest("name at least one graph=<id> or aggregate=<id>")
-        if len(graph_ids) + len(aggregate_ids) > MAX_BATCH:
-            raise BadRequest(f"at most {MAX_BATCH} graphs per request")
-        p95 = request.GET.get("p95", "now")
-        if p95 not in P95_MODES:
-            raise BadRequest(f"p95 must be one of {', '.join(P95_MODES)}")
-        window, points = _window(request)
-        unit = _unit(request)
-        shape = request.GET.get("shape", "points")
-        if shape not in SHAPES:
-            raise BadRequest(f"shape must be one of {', '.join(SHAPES)}")
-        data = _batch(access_for(request), graph_ids, aggregate_ids, window, points, unit, p95, shape == "columns")
+        data = batch(access_for(request), request.GET)
     except BadRequest as exc:
         return json_error(exc.status, str(exc))
-    return _json(data | {"start": window.start.isoformat(), "end": window.end.isoformat(), "points_limit": points})
+    viewed.remember(request.GET)
+    return _json(data)
 
 
-def _batch(
-    access: Access, graph_ids, aggregate_ids, window: TimeRange, points: int, unit: str, p95: str, columns: bool
-) -> dict:
+def batch(access: Access, params: QueryDict, now: datetime | None = None) -> dict:
+    """What `series_batch` answers for these query parameters, read with `access` as at `now` (default: now;
+    BadRequest when refused)."""
+    graph_ids, aggregate_ids = _ids(params, "graph"), _ids(params, "aggregate")
+    if not graph_ids and not aggregate_ids:
+        raise BadRequest("name at least one graph=<id> or aggregate=<id>")
+    if len(graph_ids) + len(aggregate_ids) > MAX_BATCH:
+        raise BadRequest(f"at most {MAX_BATCH} graphs per request")
+    p95 = params.get("p95", "now")
+    if p95 not in P95_MODES:
+        raise BadRequest(f"p95 must be one of {', '.join(P95_MODES)}")
+    window, points = _window(params, now)
+    unit = _unit(params)
+    shape = params.get("shape", "points")
+    if shape not in SHAPES:
+        raise BadRequest(f"shape must be one of {', '.join(SHAPES)}")
+    span = Window.of(window.start, window.end, points, now)
+    data = _batch(access, graph_ids, aggregate_ids, span, unit, p95, shape == "columns")
+    return data | {"start": window.start.isoformat(), "end": window.end.isoformat(), "points_limit": points}
+
+
+def _batch(access: Access, graph_ids, aggregate_ids, span: Window, unit: str, p95: str, columns: bool) -> dict:
     errors: dict[str, str] = {}
     picked: list[tuple[str, str, GraphTemplate, list[Graph]]] = []
     for graph in access.graphs().select_related("device").filter(pk__in=graph_ids):
@@ -203,7 +211,7 @@ def _batch(
         scale, units[f"{kind}:{key}"] = _scale(unit, template, members, speeds, strict=False)
         plots.append(_plot(f"{kind}:{key}", template, members, scale))
     members = [g for *_, graphs in picked for g in graphs]
-    read = _read(plots, Window.of(window.start, window.end, points), p95, detail=False, columns=columns, graphs=members)
+    read = _read(plots, span, p95, detail=False, columns=columns, graphs=members)
     out: dict = {"graphs": {}, "aggregates": {}, "errors": errors}
     for plot_key, data in read.items():
         kind, key = plot_key.split(":", 1)
@@ -242,7 +250,7 @@ def heatmap(request: HttpRequest, device_id: int) -> JsonResponse:
     if field not in HEATMAP_FIELDS:
         return json_error(400, f"field must be one of {', '.join(HEATMAP_FIELDS)}")
     try:
-        window, points = _window(request)
+        window, points = _window(request.GET)
     except BadRequest as exc:
         return json_error(exc.status, str(exc))
     try:

@@ -1,0 +1,39 @@
+"""InfluxDB runs with a Go memory limit (GOMEMLIMIT): without one its runtime kept what compactions' peaks took
+and the kernel killed it at 2,000 switches (docs/performance.md, scenario 8)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import urlparse
+
+from monitor.devstack import services
+
+
+def influxd_environment(port: int) -> dict[str, str]:
+    """The environment of the influxd serving this port (found by its command line)."""
+    for proc in Path("/proc").iterdir():
+        try:
+            argv = (proc / "cmdline").read_bytes().split(b"\0")
+            if argv and argv[0].endswith(b"influxd") and f"127.0.0.1:{port}".encode() in argv:
+                pairs = (item.partition(b"=") for item in (proc / "environ").read_bytes().split(b"\0") if item)
+                return {key.decode(): value.decode() for key, _, value in pairs}
+        except OSError:
+            continue
+    raise AssertionError(f"no influxd serves port {port}")
+
+
+def test_the_stacks_influxd_runs_with_the_limit(influx):
+    environment = influxd_environment(urlparse(influx.url).port)
+    assert environment["GOMEMLIMIT"] == services.influxd_memory_limit()
+
+
+def test_the_limit_is_half_the_machines_memory_by_default(monkeypatch):
+    monkeypatch.delenv("INFLUXD_MEMORY_LIMIT", raising=False)
+    meminfo = Path("/proc/meminfo").read_text().splitlines()
+    total_kib = int(next(line for line in meminfo if line.startswith("MemTotal:")).split()[1])
+    assert services.influxd_memory_limit() == f"{total_kib // 2048}MiB"
+
+
+def test_the_limit_is_set_by_influxd_memory_limit(monkeypatch):
+    monkeypatch.setenv("INFLUXD_MEMORY_LIMIT", " 6GiB ")
+    assert services.influxd_memory_limit() == "6GiB"
