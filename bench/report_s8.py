@@ -135,6 +135,15 @@ def _resources(rows: list[dict]) -> list[str]:
             for n in [*names, "all"]
         ]
         out.append(f"| {_f(r['switches'])} | " + " | ".join(cells) + " |")
+    heaps = [
+        f"{_f(r['switches'])} switches: heap in use at most {_f(m['heap_inuse_mb_max'], 0)} MB, kept idle at most "
+        f"{_f(m['heap_retained_mb_max'], 0)} MB; at the RSS peak ({_f(m['at_rss_peak']['rss_mb'], 0)} MB) "
+        f"{_f(m['at_rss_peak']['heap_inuse_mb'], 0)} MB in use (GOMEMLIMIT {m.get('gomemlimit', 'none')})"
+        for r in rows
+        if (m := r.get("influxdb_memory", {})).get("at_rss_peak")
+    ]
+    if heaps:
+        out.append("\nInfluxDB's Go heap (its /metrics, every 10 s): " + "; ".join(heaps) + ".")
     return out
 
 

@@ -137,6 +137,19 @@ def test_home_ranks_busiest_ports_hottest_sensors_and_slowest_volumes(client, vi
     assert client.get("/?start=now&end=now-1h").status_code == 400
 
 
+def test_home_rankings_are_read_once_per_window_for_every_viewer(client, viewer, fleet, influx):
+    from tests.test_bad_input import influx_queries
+
+    first = client.get("/?range=1d").content.decode()
+    before = influx_queries(influx)
+    again = client.get("/?range=1d").content.decode()
+    assert influx_queries(influx) == before  # every port of every device is read once a window, not per view
+    section = 'id="busiest-ports"'
+    assert again.split(section)[1].split("</section>")[0] == first.split(section)[1].split("</section>")[0]
+    client.get("/?range=6h")
+    assert influx_queries(influx) > before  # another range is another ranking
+
+
 def test_heatmap_has_a_row_per_volume(client, viewer, fleet):
     data = client.get(f"/api/devices/{fleet['array'].pk}/heatmap?start=now-15m&end=now&points=20").json()
     assert data["volumes"] == ["vol<script>"]
