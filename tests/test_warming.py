@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 
 import pytest
+from django.conf import settings
 from django.http import QueryDict
 from django.utils import timezone as dj_timezone
 
@@ -32,7 +33,7 @@ def empty_cache() -> None:
     """Drop the charts' cached windows and edges, as when the windows moved on (cache.clear() would empty the
     whole Redis database, the remembered views with it)."""
     redis = services.redis_client()
-    for key in redis.scan_iter("monitor-cache:*", count=1000):
+    for key in redis.scan_iter(f"{settings.CACHES['default']['KEY_PREFIX']}:*", count=1000):
         redis.delete(key)
 
 

@@ -61,9 +61,9 @@ def influxd_binary() -> str:
 
 
 def influxd_memory_limit() -> str:
-    """GOMEMLIMIT for influxd: $INFLUXD_MEMORY_LIMIT, else half of this machine's memory. Without it the Go runtime
-    keeps what a compaction's peak took (RSS 12 GB over a 2 GB heap in use at 2,000 switches) and the kernel kills
-    InfluxDB; with it the runtime collects and returns memory as it nears the limit (a soft limit: no error)."""
+    """GOMEMLIMIT for influxd: $INFLUXD_MEMORY_LIMIT, else half of this machine's memory. Near it the Go runtime
+    collects and hands back what a peak of writes, compactions or a large read took instead of keeping it (a soft
+    limit: it cannot stop one read that needs more, as the bench's fleet-wide probe did: docs/scaling.md)."""
     configured = os.environ.get("INFLUXD_MEMORY_LIMIT", "").strip()
     if configured:
         return configured

@@ -33,8 +33,8 @@ def get_many(keys: list[str]) -> dict[str, object]:
         return {}
 
 
-def set_many(values: dict[str, object], step_s: int, timeout_s: int | None = None) -> None:
-    """Keep values two windows of `step_s` (a range moved on by one or two windows still finds them), or
-    `timeout_s`."""
+def set_many(values: dict[str, object], step_s: int, windows: int = 2) -> None:
+    """Keep values `windows` windows of `step_s` (by default two: a range moved on by one or two windows still
+    finds them)."""
     with contextlib.suppress(Exception):  # the cache (Redis) away: the next request reads InfluxDB again
-        cache.set_many(values, timeout=timeout_s or 2 * step_s)
+        cache.set_many(values, timeout=windows * step_s)

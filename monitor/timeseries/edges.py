@@ -61,7 +61,7 @@ def _cached(parts: tuple, device: str, since: datetime, until: datetime, name: s
     found = cache.get_many([key]).get(key)
     if found is None:
         found = _device(device, since, until, name)
-        cache.set_many({key: found}, TTL_S // 2)
+        cache.set_many({key: found}, TTL_S, windows=1)
     return found
 
 

@@ -60,7 +60,7 @@ def slide(plots: list[Plot], start: datetime, end: datetime, bucket: str) -> tup
             kept[keys[key]] = state | {"start": first, "end": last, "n": n, "t": times, "v": values}
         else:
             full.add(key)
-    cache.set_many(kept, KEPT_S // 2)
+    cache.set_many(kept, KEPT_S, windows=1)
     return found, full
 
 
@@ -70,7 +70,7 @@ def keep(wanted: dict, start: datetime, end: datetime, bucket: str, values: dict
         _state_key(plot, key[1], bucket, start, end): _state(_ms(start), _ms(end), n, bound, values.get(key, []))
         for key, (plot, n, bound) in wanted.items()
     }
-    cache.set_many(states, KEPT_S // 2)
+    cache.set_many(states, KEPT_S, windows=1)
 
 
 def _state(first: int, last: int, n: int, bound: float | None, pairs: list) -> dict:

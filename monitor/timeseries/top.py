@@ -36,7 +36,7 @@ def _per_series(measurement: str, fields: list[str], tag: str, start: datetime, 
     found = cache.get_many([key]).get(key)
     if found is None:
         found = _read_per_series(tier, measurement, fields, tag, start, end, fn)
-        cache.set_many({key: found}, keep_s, timeout_s=keep_s)
+        cache.set_many({key: found}, keep_s, windows=1)
     return found
 
 
