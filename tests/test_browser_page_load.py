@@ -13,6 +13,7 @@ STATES = (
     "[...document.querySelectorAll('figure.graph')].map(f => [!!f.querySelector('canvas[data-points]'), "
     "f.dataset.p95, f.querySelector('table.legend') ? f.querySelector('table.legend').textContent : ''])"
 )
+HEIGHTS = "[...document.querySelectorAll('figure.graph')].map(f => f.getBoundingClientRect().height)"
 
 
 def test_percentiles_are_asked_for_the_charts_drawn(history, live_server, admin_user, monkeypatch):  # noqa: F811
@@ -32,8 +33,11 @@ def test_percentiles_are_asked_for_the_charts_drawn(history, live_server, admin_
         assert any(s[1] == "pending" for s in undrawn), undrawn
         marks = dict(page.evaluate("performance.getEntriesByType('mark').map(m => [m.name, m.startTime])"))
         assert marks["monitor:first-screen"] <= marks["monitor:all-data"] <= marks["monitor:percentiles"]
-        # Scrolled to, a chart is drawn and its percentile asked for and shown.
+        # Scrolled to, a chart is drawn and its percentile asked for and shown; it takes the room its figure stood
+        # for before it was laid out, so scrolling past moves nothing under the pointer.
+        heights = page.evaluate(HEIGHTS)
         scroll_until_drawn(page, len(states))
+        assert page.evaluate(HEIGHTS) == pytest.approx(heights, abs=0.5)
         page.wait_for_function(
             "[...document.querySelectorAll('figure.graph')].every(f => f.dataset.p95 === 'ready')", timeout=60_000
         )

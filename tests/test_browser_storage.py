@@ -112,18 +112,18 @@ def test_a_click_on_the_demo_heatmap_spike_opens_the_path_with_the_busy_port_mar
             "Number(document.querySelector('figure.heatmap canvas').dataset.red) > 0", timeout=30_000
         )
         page.wait_for_function("document.documentElement.dataset.allData", timeout=30_000)  # the page settled
-        page.locator("figure.heatmap canvas").scroll_into_view_if_needed()
+        # The spike's cell as an offset in the canvas's box: the click then finds the box where it is at that
+        # moment (content above the heatmap may still move the page between this read and the click).
         spot = page.evaluate(
             """() => { const c = document.querySelector('figure.heatmap canvas'); const h = c._heatmap;
             const box = c.getBoundingClientRect(); const sx = box.width / c.width, sy = box.height / c.height;
             for (let r = 0; r < h.data.volumes.length; r++) for (let k = 0; k < h.data.times.length; k++)
               if (h.data.values[r][k] !== null && h.data.values[r][k] >= 50)
-                return {x: box.left + (120 + (k + 0.5) * h.cellW) * sx, y: box.top + (r * 16 + 9) * sy,
-                        volume: h.data.volumes[r]};
+                return {x: (120 + (k + 0.5) * h.cellW) * sx, y: (r * 16 + 9) * sy, volume: h.data.volumes[r]};
             return null; }"""
         )
         assert spot is not None and spot["volume"] == "vmfs-datastore-1"  # 65 ms during the spike
-        page.mouse.click(spot["x"], spot["y"])
+        page.locator("figure.heatmap canvas").click(position={"x": spot["x"], "y": spot["y"]})
         page.wait_for_url(f"**/storage/arrays/{array.pk}/path/**", timeout=20_000)
         page.wait_for_selector("#path[data-loaded='1']", timeout=30_000)
         assert "volume=vmfs-datastore-1" in page.url
