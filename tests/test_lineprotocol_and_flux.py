@@ -62,3 +62,32 @@ def test_an_aggregate_member_with_only_two_samples_is_resampled():
     member = Member("1", "1/g1", 60)
     assert sorted(_resample([(0, 1.0), (60_000, 3.0)], member, 60_000)) == [(0, 1.0), (60_000, 3.0)]
     assert sorted(_resample([(0, 1.0), (60_000, 3.0)], member, 30_000)) == [(0, 1.0), (30_000, 3.0), (60_000, 3.0)]
+
+
+@pytest.mark.django_db
+def test_window_rows_are_read_back_to_their_own_series(clean_backends):
+    """The bulk reader of window rows (no time column): twelve ports, so tables 1 and 10 follow each other, some
+    named with commas and quotes (quoted in InfluxDB's CSV), and an empty window at the end."""
+    from django.conf import settings
+
+    from monitor.timeseries.client import run
+    from monitor.timeseries.flux import chain, window
+
+    now = int(time.time()) // 600 * 600
+    names = [f'Gi1/0/{i}, "uplink"' if i % 3 == 0 else f"1/g{i}" for i in range(12)]
+    samples = [
+        Sample("interface", {"device": "56", "port": name}, {"in_bps": float(100 * i + k)}, now - 600 + 60 * k)
+        for i, name in enumerate(names)
+        for k in range(10)
+    ]
+    assert services.influx_writer().write(samples)
+    bind = Params()
+    predicate = series_predicate(TEMPLATES["traffic"], Member("56", "", 60), ["in_bps"], bind, every_instance=True)
+    keep = '["_value", "_field", "_measurement", "device", "port"]'
+    script = chain(bind(settings.INFLUXDB_BUCKET), predicate, window("max"), keep, "wmax")
+    start, stop = datetime.fromtimestamp(now - 600, timezone.utc), datetime.fromtimestamp(now + 120, timezone.utc)
+    tables = run(script, {"p_start": start, "p_stop": stop, "p_every": timedelta(seconds=120)} | bind.values)
+    found = {table.group["port"]: [value for _, value in table.rows] for table in tables}
+    assert found == {name: [100.0 * i + 2 * j + 1 for j in range(5)] + [None] for i, name in enumerate(names)}
+    assert {table.result for table in tables} == {"wmax"}
+    assert all(table.group["_field"] == "in_bps" and table.group["device"] == "56" for table in tables)

@@ -4,11 +4,11 @@ parameters by influxdb-client's `params=`, which OSS 2.7 honours as `extern` opt
 from __future__ import annotations
 
 import csv
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
-from itertools import groupby, repeat
-from operator import itemgetter
+from itertools import repeat
 
 from django.conf import settings
 from influxdb_client import Dialect, InfluxDBClient
@@ -67,6 +67,12 @@ def _ms(text: str) -> int:
     return found
 
 
+# A table of an untimed block: its first line's ",result,table," prefix repeated on every line that follows (the
+# backreference keeps "1," from matching "10,"), and the value column of each of its lines.
+_TABLE_RUN = re.compile(r"^(,[^,\r\n]*,\d+,)[^\r\n]*(?:\r\n\1[^\r\n]*)*", re.M)
+_VALUE = re.compile(r"^,[^,\r\n]*,\d+,([^,\r\n]*)", re.M)
+
+
 def parse(text: str) -> list[Table]:
     """Tables of Flux's CSV: a header starts each block; `result`, `table`, `_time` (when kept) and `_value` come
     first, then the group columns (field, tags), which may be quoted device strings and are read once per table.
@@ -74,17 +80,15 @@ def parse(text: str) -> list[Table]:
     windows are most of what it reads, and a loop per row cost as much as InfluxDB took to answer."""
     tables: list[Table] = []
     for block in text.split("\r\n\r\n"):
-        lines = block.split("\r\n")
         types: list[str] = []
-        while lines and (not lines[0] or lines[0].startswith("#")):  # annotations; a blank line of an empty result
-            if lines[0].startswith("#datatype"):
-                types = lines[0].split(",")
-            lines.pop(0)
-        while lines and not lines[-1]:
-            lines.pop()
-        if len(lines) < 2:
+        while block.startswith(("#", "\r\n")):  # annotations; a blank line of an empty result
+            line, _, block = block.partition("\r\n")
+            if line.startswith("#datatype"):
+                types = line.split(",")
+        head, _, body = block.rstrip("\r\n").partition("\r\n")
+        if not body:
             continue
-        names = next(csv.reader([lines[0]]))
+        names = next(csv.reader([head]))
         if "error" in names and "_value" not in names:  # a query that failed part-way: no partial data
             raise QueryError("InfluxDB could not finish the query")
         at_time = names.index("_time") if "_time" in names else -1
@@ -94,33 +98,32 @@ def parse(text: str) -> list[Table]:
         if sorted({0, 1, 2, at_value, max(at_time, 0)}) != list(range(lead)):
             lead = 0  # an unexpected column order: read every row as CSV
         if at_time < 0 and lead == 4 and at_value == 3:
-            tables += _untimed(lines, names, value_type)
+            tables += _untimed(body, names, value_type)
         else:
-            tables += _rows(lines, names, at_time, at_value, lead, value_type)
+            tables += _rows(body.split("\r\n"), names, at_time, at_value, lead, value_type)
     return tables
 
 
-def _untimed(lines: list[str], names: list[str], value_type: str) -> list[Table]:
-    """A block of ",result,table,value,group..." rows: split once each, cut into tables where the table number
-    changes, each table's group from its first row."""
-    rows = [line.split(",", 4) for line in lines[1:]]
-    tables, start = [], 0
-    for _, run in groupby(rows, key=itemgetter(2)):
-        size = sum(1 for _ in run)
-        full = next(csv.reader([lines[1 + start]]))
+def _untimed(body: str, names: list[str], value_type: str) -> list[Table]:
+    """The rows of a block of ",result,table,value,group..." lines, a table at a time: its lines found by one
+    regular expression, its values by another (2x faster than splitting each line: 0.46 -> 0.22 s for a cold
+    1-day page's 233,000 rows), its group from its first line."""
+    tables = []
+    for run in _TABLE_RUN.finditer(body):
+        lines = run.group(0)
+        full = next(csv.reader([lines.partition("\r\n")[0]]))
         group = {name: full[i] for i, name in enumerate(names) if i > 3}
-        values = [float(row[3]) if row[3] else None for row in rows[start : start + size]]
+        values = [float(value) if value else None for value in _VALUE.findall(lines)]
         tables.append(Table(full[1], group, list(zip(repeat(None), values)), value_type))
-        start += size
     return tables
 
 
 def _rows(lines: list[str], names: list[str], at_time: int, at_value: int, lead: int, value_type: str) -> list[Table]:
-    """A block read row by row."""
+    """A block's lines (after its header) read row by row."""
     tables: list[Table] = []
     current: Table | None = None
     number: tuple[str, str] | None = None
-    for line in lines[1:]:
+    for line in lines:
         parts = line.split(",", lead) if lead else next(csv.reader([line]))
         if current is None or (parts[1], parts[2]) != number:
             number = (parts[1], parts[2])
