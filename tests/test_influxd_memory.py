@@ -6,7 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import urlparse
 
+import pytest
+
 from monitor.devstack import services
+from monitor.devstack.processes import StartError
 
 
 def influxd_environment(port: int) -> dict[str, str]:
@@ -37,3 +40,16 @@ def test_the_limit_is_half_the_machines_memory_by_default(monkeypatch):
 def test_the_limit_is_set_by_influxd_memory_limit(monkeypatch):
     monkeypatch.setenv("INFLUXD_MEMORY_LIMIT", " 6GiB ")
     assert services.influxd_memory_limit() == "6GiB"
+
+
+@pytest.mark.parametrize("value", ["lots", "8G", "8Gi", "1.5GiB", "-1", "8 GiB"])
+def test_a_limit_go_cannot_read_is_refused_before_influxd_starts(monkeypatch, value):
+    monkeypatch.setenv("INFLUXD_MEMORY_LIMIT", value)
+    with pytest.raises(StartError, match=r"INFLUXD_MEMORY_LIMIT=.* is not a size Go reads.*8GiB"):
+        services.influxd_memory_limit()
+
+
+@pytest.mark.parametrize("value", ["8GiB", "6000MiB", "1073741824", "512KiB", "1TiB", "100B", "off"])
+def test_every_form_go_reads_is_passed_as_it_is(monkeypatch, value):
+    monkeypatch.setenv("INFLUXD_MEMORY_LIMIT", value)
+    assert services.influxd_memory_limit() == value

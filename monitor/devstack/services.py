@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 import socket
@@ -60,12 +61,20 @@ def influxd_binary() -> str:
     return result.stdout.strip().splitlines()[-1]
 
 
+_GO_BYTES = re.compile(r"\d+(?:B|KiB|MiB|GiB|TiB)?|off")  # GOMEMLIMIT's syntax (Go's runtime package docs)
+
+
 def influxd_memory_limit() -> str:
     """GOMEMLIMIT for influxd: $INFLUXD_MEMORY_LIMIT, else half of this machine's memory. Near it the Go runtime
     collects and hands back what a peak of writes, compactions or a large read took instead of keeping it (a soft
     limit: it cannot stop one read that needs more, as the bench's fleet-wide probe did: docs/scaling.md)."""
     configured = os.environ.get("INFLUXD_MEMORY_LIMIT", "").strip()
     if configured:
+        if not _GO_BYTES.fullmatch(configured):  # Go's own refusal comes from inside influxd, after a start
+            raise StartError(
+                f"INFLUXD_MEMORY_LIMIT={configured!r} is not a size Go reads: a whole number of bytes with an optional "
+                "unit B, KiB, MiB, GiB or TiB (e.g. 8GiB, 6000MiB), or off"
+            )
         return configured
     total_kib = next(
         int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines() if line.startswith("MemTotal:")
