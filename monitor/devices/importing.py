@@ -8,6 +8,7 @@ import io
 from dataclasses import dataclass, field
 
 from django.db import transaction
+from django.dispatch import Signal
 
 from monitor.devices.saving import save_device
 from monitor.models import Device
@@ -96,16 +97,14 @@ def tree_path(text: str) -> list[str]:
     return parts
 
 
-def place(device: Device, parts: list[str]) -> None:
-    """Put the device under the path's last header, creating the tree and headers that do not exist."""
-    from monitor.graphs.trees.models import Tree, TreeNode, place_device
+# Sent for a device given a tree path: graph trees (monitor.graphs.trees, above this package) place it there, so
+# the inventory of devices knows nothing of trees. Sent inside the device's transaction: a failure undoes both.
+tree_path_given = Signal()  # device, parts
 
-    tree, _ = Tree.objects.get_or_create(name=parts[0])
-    parent = None
-    for title in parts[1:]:
-        node = TreeNode.objects.filter(tree=tree, parent=parent, kind="header", title=title).first()
-        parent = node or TreeNode.objects.create(tree=tree, parent=parent, kind="header", title=title)
-    place_device(device, parent)
+
+def place(device: Device, parts: list[str]) -> None:
+    """Put the device under the path's last header (the trees app creates what does not exist)."""
+    tree_path_given.send(sender=Device, device=device, parts=parts)
 
 
 def import_devices(data: bytes, skip_test: bool = False) -> list[RowOutcome]:

@@ -149,3 +149,14 @@ def place_device(device: Device, node: TreeNode | None) -> TreeNode | None:
     return TreeNode.objects.create(
         tree=node.tree, parent=parent, kind="device", device=device, position=(last or 0) + 1
     )
+
+
+def place_on_path(device: Device, parts: list[str]) -> TreeNode | None:
+    """Put the device under the last header of ["Tree", "Header", ...], creating the tree and headers that do not
+    exist (a device import's or a subnet discovery's `tree` column)."""
+    tree, _ = Tree.objects.get_or_create(name=parts[0])
+    parent = None
+    for title in parts[1:]:
+        node = TreeNode.objects.filter(tree=tree, parent=parent, kind="header", title=title).first()
+        parent = node or TreeNode.objects.create(tree=tree, parent=parent, kind="header", title=title)
+    return place_device(device, parent)
