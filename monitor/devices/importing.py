@@ -98,7 +98,8 @@ def tree_path(text: str) -> list[str]:
 
 
 # Sent for a device given a tree path: graph trees (monitor.graphs.trees, above this package) place it there, so
-# the inventory of devices knows nothing of trees. Sent inside the device's transaction: a failure undoes both.
+# the inventory of devices knows nothing of trees. An import sends it inside the row's transaction (a failure undoes
+# both); a subnet discovery after the device is saved, as it placed devices before.
 tree_path_given = Signal()  # device, parts
 
 
