@@ -1,5 +1,5 @@
 """InfluxDB runs with a Go memory limit (GOMEMLIMIT): without one its runtime kept what compactions' peaks took
-and the kernel killed it at 2,000 switches (docs/performance.md, scenario 8)."""
+and the kernel killed it at 2,000 switches (docs/performance.md, scenario 8); and without Go's profilers."""
 
 from __future__ import annotations
 
@@ -53,3 +53,30 @@ def test_a_limit_go_cannot_read_is_refused_before_influxd_starts(monkeypatch, va
 def test_every_form_go_reads_is_passed_as_it_is(monkeypatch, value):
     monkeypatch.setenv("INFLUXD_MEMORY_LIMIT", value)
     assert services.influxd_memory_limit() == value
+
+
+def test_the_stacks_influxd_runs_without_gos_profilers(influx):
+    """influxd's profilers cost a fifth of its CPU on a device page's reads, and /debug/pprof answered anyone."""
+    import urllib.error
+    import urllib.request
+
+    assert influxd_environment(urlparse(influx.url).port)["INFLUXD_PPROF_DISABLED"] == "true"
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(f"{influx.url}/debug/pprof/heap", timeout=10)
+    assert refused.value.code == 403  # a profile was served to anyone before (200, with the heap's contents)
+    assert "profiling disabled" in refused.value.read().decode()
+    with urllib.request.urlopen(f"{influx.url}/health", timeout=10) as response:
+        assert response.status == 200  # the same server answers otherwise
+
+
+@pytest.mark.parametrize(("value", "passed"), [("", "true"), (" TRUE ", "true"), ("false", "false")])
+def test_profilers_are_kept_only_when_asked_for(monkeypatch, value, passed):
+    monkeypatch.setenv("INFLUXD_PPROF_DISABLED", value)
+    assert services.influxd_pprof_disabled() == passed
+
+
+@pytest.mark.parametrize("value", ["yes", "0", "off"])
+def test_a_profiler_setting_influxd_would_misread_is_refused(monkeypatch, value):
+    monkeypatch.setenv("INFLUXD_PPROF_DISABLED", value)
+    with pytest.raises(StartError, match=r"INFLUXD_PPROF_DISABLED=.* is neither true nor false"):
+        services.influxd_pprof_disabled()

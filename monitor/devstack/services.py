@@ -82,6 +82,16 @@ def influxd_memory_limit() -> str:
     return f"{total_kib // 2 // 1024}MiB"
 
 
+def influxd_pprof_disabled() -> str:
+    """INFLUXD_PPROF_DISABLED for influxd: "true" unless $INFLUXD_PPROF_DISABLED says "false". influxd turns Go's
+    profilers on unless told not to, at rates that record a stack trace for every 4 KiB it allocates: a fifth of
+    its CPU while it answers a device page (docs/performance.md), and /debug/pprof open to anyone at its port."""
+    configured = os.environ.get("INFLUXD_PPROF_DISABLED", "").strip().lower() or "true"
+    if configured not in ("true", "false"):
+        raise StartError(f"INFLUXD_PPROF_DISABLED={configured!r} is neither true nor false")
+    return configured
+
+
 def start_influxd(data_dir: Path, port: int, log_dir: Path) -> Process:
     data_dir.mkdir(parents=True, exist_ok=True)
     argv = [
@@ -99,7 +109,11 @@ def start_influxd(data_dir: Path, port: int, log_dir: Path) -> Process:
         "--storage-wal-fsync-delay",
         "100ms",
     ]
-    env = {"INFLUXD_CONFIG_PATH": str(data_dir), "GOMEMLIMIT": influxd_memory_limit()}
+    env = {
+        "INFLUXD_CONFIG_PATH": str(data_dir),
+        "GOMEMLIMIT": influxd_memory_limit(),
+        "INFLUXD_PPROF_DISABLED": influxd_pprof_disabled(),
+    }
     process = Process("influxd", argv, log_dir / "influxd.log", env=env)
     wait_http(process, f"http://127.0.0.1:{port}/health", timeout=90)
     return process
