@@ -136,6 +136,35 @@ def start_backends(work: Path) -> tuple[Process, Process, services.InfluxSetup, 
     return redis, influx, setup, f"redis://127.0.0.1:{redis_port}/0"
 
 
+class InfluxdRunning:
+    """The bench's influxd, which a scenario may restart on the same data and port with other settings."""
+
+    def __init__(self, process: Process, work: Path, url: str):
+        self.process, self.work, self.port = process, work, int(url.rsplit(":", 1)[1])
+
+    @property
+    def pid(self) -> int:
+        return self.process.popen.pid
+
+    def restart(self, **environment: str) -> int:
+        """Stop it, start it again with these variables set (INFLUXD_PPROF_DISABLED="false"...); its new pid."""
+        self.process.stop()
+        saved = {key: os.environ.get(key) for key in environment}
+        os.environ.update(environment)
+        try:
+            self.process = services.start_influxd(self.work / "influxdb", self.port, self.work / "log")
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
+        return self.pid
+
+    def stop(self) -> None:
+        self.process.stop()
+
+
 def git_revision() -> str:
     result = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True)
     return result.stdout.strip() or "unknown"

@@ -24,6 +24,24 @@ def _f(value, digits: int = 1) -> str:
     return f"{value:,}" if isinstance(value, int) else str(value)
 
 
+def _profilers(runs: dict) -> str:
+    """Scenario 5's table of InfluxDB with Go's profilers on and off (influxd restarted on the same data)."""
+    if not runs.get("on") or not runs.get("off"):
+        return ""
+    text = (
+        "\nInfluxDB with Go's profilers on (influxd's default) and off (`INFLUXD_PPROF_DISABLED=true`, as the "
+        "product runs it), restarted on the same data in turn (on, off, on, off): the page's 160 graphs read in "
+        "process at each range cold, then a window later carried over. Wall ms / web CPU ms / InfluxDB CPU ms, "
+        "each run's.\n\n| read | profilers on | profilers off |\n|---|---|---|\n"
+    )
+    for label in ("1d", "1y"):
+        for kind in ("cold", "carried"):
+            name = f"{kind}_{label}"
+            cells = [", ".join(_times(run[name]) for run in runs[state] if name in run) for state in ("on", "off")]
+            text += f"| {label} {kind} | {cells[0]} | {cells[1]} |\n"
+    return text
+
+
 def _rerun(s: str) -> str:
     return f"\n{RERUN.format(s=s)}\n"
 
@@ -214,6 +232,7 @@ def s5(r: dict) -> str:
             warmed, warming = carried.get(f"warmed_{label}"), carried.get(f"warming_{label}")
             if one and cold and warmed and warming:
                 text += f"| {label} | {_times(one)} | {_times(warmed)} | {_times(warming)} | {_times(cold)} |\n"
+    text += _profilers(r.get("profilers", {}))
     page = r.get("page", {})
     if page:
         text += (

@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench import report, report_s8
-from bench.common import REPO, git_revision, start_backends, start_fleet
+from bench.common import REPO, InfluxdRunning, git_revision, start_backends, start_fleet
 from bench.previous import PREVIOUS
 from bench.stack import bench_environment
 from collectors.snmptypes import SnmpTarget
@@ -88,7 +88,8 @@ def main() -> int:
         if not wanted:
             write_report(results, ran={"s8"})
             return 0
-    redis, influxd, influx, redis_url = start_backends(work / "run")
+    redis, process, influx, redis_url = start_backends(work / "run")
+    influxd = InfluxdRunning(process, work / "run", influx.url)
     fleet = replay = None
     try:
         if "s3" in wanted:
@@ -135,7 +136,7 @@ def main() -> int:
             if "s5" in wanted:
                 from bench import s5_graphs
 
-                save("s5", s5_graphs.run(influx, work, env, previous=args.previous, influx_pid=influxd.popen.pid))
+                save("s5", s5_graphs.run(influx, work, env, previous=args.previous, influxd=influxd))
     finally:
         if replay is not None:
             replay.stop()

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from bench import s5_browser, s5_year, stack
-from bench.common import cpu_of, percentile
+from bench.common import InfluxdRunning, cpu_of, percentile
 
 FAILURES: list[str] = []
 SETTLE_S = 90
@@ -28,7 +28,12 @@ def timed_get(api, url: str, params) -> float:
 
 
 def run(
-    influx, work: Path, env: dict[str, str], repeats: int = 5, previous: str = "", influx_pid: int | None = None
+    influx,
+    work: Path,
+    env: dict[str, str],
+    repeats: int = 5,
+    previous: str = "",
+    influxd: InfluxdRunning | None = None,
 ) -> dict:
     """Every figure of the scenario (and the previous revision's, when `previous` names one)."""
     from django.conf import settings
@@ -45,7 +50,7 @@ def run(
     ]
     result |= backfilled_year(influx, work, str(device.pk))
     result |= api_figures(stack.client(), graphs, repeats)
-    result |= switch_page(influx, work, env, influx_pid)
+    result |= switch_page(influx, work, env, influxd)
     result["failures"], result["failure_count"] = FAILURES[:5], len(FAILURES)
     if previous:
         from bench import previous as earlier
@@ -130,66 +135,94 @@ def slid_percentiles(graphs: list) -> dict:
     return found
 
 
+def _page_asks(graphs: list, preset: str) -> list:
+    """The page's data requests at a preset range, as it sends them: 20 graphs a request, percentiles later."""
+    from django.http import QueryDict
+
+    out = []
+    for i in range(0, len(graphs), 20):
+        ask = QueryDict(mutable=True)
+        ask.setlist("graph", [str(g.pk) for g in graphs[i : i + 20]])
+        ask.update({"range": preset, "points": "300", "p95": "later", "shape": "columns"})
+        out.append(ask)
+    return out
+
+
+def _view(page: list, at: datetime) -> None:
+    """The page's data requests answered in process (`GET /api/series`'s own function) as at `at`."""
+    from monitor.graphs.access import Access
+    from monitor.graphs.api import batch
+
+    access = Access.server()
+    for ask in page:
+        batch(access, ask, at)
+
+
+def _timed(work, influx_pid: int | None) -> dict:
+    """Wall time, this process's CPU and InfluxDB's (from /proc) of `work()`."""
+    theirs = cpu_of(influx_pid) if influx_pid else 0.0
+    wall, mine = time.perf_counter(), time.process_time()
+    work()
+    return {
+        "wall_s": time.perf_counter() - wall,
+        "web_cpu_s": time.process_time() - mine,
+        "influxdb_cpu_s": (cpu_of(influx_pid) - theirs) if influx_pid else 0.0,
+    }
+
+
 def carried_windows(graphs: list, influx_pid: int | None) -> dict:
     """The page's graphs read in process as the page asks for them (`api.batch`: 20 a request, percentiles later)
     at 1d and 1y, a window after a first view: carried over (monitor/timeseries/carry.py); kept warm
     (monitor/graphs/warming.py: the warming run after the window, then the view); and cold. Wall time, this
     process's CPU and InfluxDB's (from /proc) for each."""
     from django.core.cache import cache
-    from django.http import QueryDict
 
     from monitor.core import services
     from monitor.graphs import viewed
-    from monitor.graphs.access import Access
-    from monitor.graphs.api import batch
     from monitor.graphs.warming import warm_viewed
-
-    access = Access.server()
-
-    def asks(preset: str) -> list[QueryDict]:
-        out = []
-        for i in range(0, len(graphs), 20):
-            ask = QueryDict(mutable=True)
-            ask.setlist("graph", [str(g.pk) for g in graphs[i : i + 20]])
-            ask.update({"range": preset, "points": "300", "p95": "later", "shape": "columns"})
-            out.append(ask)
-        return out
-
-    def timed(work) -> dict:
-        theirs = cpu_of(influx_pid) if influx_pid else 0.0
-        wall, mine = time.perf_counter(), time.process_time()
-        work()
-        return {
-            "wall_s": time.perf_counter() - wall,
-            "web_cpu_s": time.process_time() - mine,
-            "influxdb_cpu_s": (cpu_of(influx_pid) - theirs) if influx_pid else 0.0,
-        }
-
-    def view(page: list[QueryDict], at: datetime) -> None:
-        for ask in page:
-            batch(access, ask, at)
 
     found = {}
     for preset, step in (("1d", 300), ("1y", 3600)):
-        page = asks(preset)
+        page = _page_asks(graphs, preset)
         end = datetime.now(timezone.utc) - timedelta(seconds=3 * step)  # windows written up to a window after it
         later = end + timedelta(seconds=step)
         cache.clear()
-        view(page, end)
-        found[f"carried_{preset}"] = timed(lambda p=page, at=later: view(p, at))
+        _view(page, end)
+        found[f"carried_{preset}"] = _timed(lambda p=page, at=later: _view(p, at), influx_pid)
         cache.clear()
-        view(page, end)
+        _view(page, end)
         services.redis_client().delete(viewed.KEY)
         for ask in page:
             viewed.remember(ask)
-        found[f"warming_{preset}"] = timed(lambda at=later: warm_viewed(at.timestamp()))
-        found[f"warmed_{preset}"] = timed(lambda p=page, at=later: view(p, at))
+        found[f"warming_{preset}"] = _timed(lambda at=later: warm_viewed(at.timestamp()), influx_pid)
+        found[f"warmed_{preset}"] = _timed(lambda p=page, at=later: _view(p, at), influx_pid)
         cache.clear()
-        found[f"carried_{preset}_cold"] = timed(lambda p=page, at=later: view(p, at))
+        found[f"carried_{preset}_cold"] = _timed(lambda p=page, at=later: _view(p, at), influx_pid)
     return {"carried": found}
 
 
-def switch_page(influx, work: Path, env: dict[str, str], influx_pid: int | None = None) -> dict:
+def profilers(graphs: list, influxd: InfluxdRunning) -> dict:
+    """What Go's profilers cost InfluxDB on the page's reads: influxd restarted on the same data with them on and
+    off in turn (on, off, on, off), each time the page at 1d and 1y cold, then a window later carried over."""
+    from django.core.cache import cache
+
+    runs: dict[str, list] = {"on": [], "off": []}
+    for state in ("on", "off", "on", "off"):
+        pid = influxd.restart(INFLUXD_PPROF_DISABLED="false" if state == "on" else "true")
+        time.sleep(10)  # its start-up's own work (the index, the WAL) done
+        found = {}
+        for preset, step in (("1d", 300), ("1y", 3600)):
+            page = _page_asks(graphs, preset)
+            end = datetime.now(timezone.utc) - timedelta(seconds=3 * step)
+            cache.clear()
+            found[f"cold_{preset}"] = _timed(lambda p=page, at=end: _view(p, at), pid)
+            found[f"carried_{preset}"] = _timed(lambda p=page, at=end + timedelta(seconds=step): _view(p, at), pid)
+        runs[state].append(found)
+    influxd.restart(INFLUXD_PPROF_DISABLED="true")
+    return {"profilers": runs}
+
+
+def switch_page(influx, work: Path, env: dict[str, str], influxd: InfluxdRunning | None = None) -> dict:
     """A 52-port switch with 160 graphs and a year of history (written as the pollers write it), its device page
     in Chromium at 1d and 1y, cold and warm, served by gunicorn as deployed."""
     from django.conf import settings
@@ -215,7 +248,9 @@ def switch_page(influx, work: Path, env: dict[str, str], influx_pid: int | None 
     users.objects.filter(username="page").delete()
     users.objects.create_superuser("page", "page@localhost", password)
     child = env | {"INFLUXDB_BUCKET": "bench_page", "MONITOR_RAW_RETENTION_DAYS": "14"}
-    carried = carried_windows(graphs, influx_pid)
+    carried = carried_windows(graphs, influxd.pid if influxd else None)
+    if influxd is not None:
+        carried |= profilers(graphs, influxd)
     server, base = s5_browser.web_server(child, work / "log")
     try:
         cache.clear()
