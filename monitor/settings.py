@@ -221,7 +221,9 @@ CELERY_BEAT_SCHEDULE["storage-refresh-paths"] = {
 # (cache.WRITE_GRACE_S after its end), at most MONITOR_WARM_MAX_REQUESTS data requests a run, newest first: their
 # next view, or the live refresh of one left open, finds the windows cached (monitor/graphs/warming.py).
 MONITOR_WARM_VIEWED_S = env_int("MONITOR_WARM_VIEWED_S", 1800, minimum=0, maximum=86400)
-MONITOR_WARM_MAX_REQUESTS = env_int("MONITOR_WARM_MAX_REQUESTS", 100, minimum=1, maximum=2000)
+MONITOR_WARM_MAX_REQUESTS = env_int("MONITOR_WARM_MAX_REQUESTS", 500, minimum=1, maximum=2000)
+# A run stops after this long, so it ends before the next one (beat lets the task wait 240 s for a worker).
+MONITOR_WARM_BUDGET_S = env_int("MONITOR_WARM_BUDGET_S", 150, minimum=1, maximum=280)
 if MONITOR_WARM_VIEWED_S:
     CELERY_BEAT_SCHEDULE["graphs-warm-viewed"] = {
         "task": "graphs.warm_viewed",

@@ -111,6 +111,18 @@ def test_a_run_reads_the_newest_requests_up_to_its_limit_and_skips_one_that_fail
     assert figures == {"requests": 3, "graphs": 4, "failed": 1, "seconds": pytest.approx(figures["seconds"])}
 
 
+def test_a_run_stops_at_its_budget_and_says_how_many_requests_it_left(admin_client, page, settings):  # noqa: F811
+    services.redis_client().delete(viewed.KEY)
+    for points in ("100", "200", "300"):
+        admin_client.get("/api/series", query(page["graphs"][:2], range="1d", points=points))
+    settings.MONITOR_WARM_BUDGET_S = 0  # spent before the first request: the next run's pages read when viewed
+    figures = warm_viewed()
+    assert (figures["requests"], figures["graphs"], figures["left"]) == (0, 0, 3)
+    settings.MONITOR_WARM_BUDGET_S = 150
+    figures = warm_viewed()
+    assert (figures["requests"], figures["graphs"], "left" in figures) == (3, 6, False)
+
+
 def test_beat_runs_a_registered_warming_task_just_after_each_5_minute_window_is_written(settings):
     from monitor.celery import app
 
