@@ -25,7 +25,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from bench import s8_checks, s8_history, stack
-from bench.common import REPO, git_revision, start_backends
+from bench.common import REPO, InfluxdRunning, git_revision, start_backends
 from bench.pgserver import Postgres, available
 from bench.s8_pages import PageLoad
 from bench.s8_resources import Sampler, influx_storage
@@ -225,22 +225,11 @@ def _telegraf_anchor(options: dict, agents: SimAgents, switches: int, influx, in
 def _compacted_storage(influxd: Process, influx, base: Path) -> dict:
     """Restart InfluxDB with short cold durations so the cache is snapshotted and the shards fully compacted, as
     they are hours after their last write; then the bytes per bucket are what the data will keep taking."""
-    influxd.stop()
-    port = int(influx.url.rsplit(":", 1)[1])
-    cold = {
-        "INFLUXD_STORAGE_CACHE_SNAPSHOT_WRITE_COLD_DURATION": "5s",
-        "INFLUXD_STORAGE_COMPACT_FULL_WRITE_COLD_DURATION": "20s",
-    }
-    saved = {key: os.environ.get(key) for key in cold}
-    os.environ.update(cold)
-    try:
-        again = services.start_influxd(base / "run" / "influxdb", port, base / "log")
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+    again = InfluxdRunning(influxd, base / "run", influx.url)
+    again.restart(
+        INFLUXD_STORAGE_CACHE_SNAPSHOT_WRITE_COLD_DURATION="5s",
+        INFLUXD_STORAGE_COMPACT_FULL_WRITE_COLD_DURATION="20s",
+    )
     try:
         engine, sizes = base / "run" / "influxdb" / "engine", []
         for _ in range(30):  # until the files stop changing
