@@ -119,7 +119,7 @@ class PageLoad(threading.Thread):
         return not (status == 404 and "json" not in kind)
 
     def view(self, pool: ThreadPoolExecutor, device_id: int, label: str) -> dict:
-        started = time.perf_counter()
+        began, started = time.time(), time.perf_counter()
         status, _, page = self._get(f"/devices/{device_id}/?range={label}")
         html_s = time.perf_counter() - started
         if status != 200:
@@ -161,6 +161,7 @@ class PageLoad(threading.Thread):
             "every_graph_s": every_graph,
             "p95_s": max(at for at, _ in done),
             "failed_requests": len(bad),
+            "phase_s": began % 300,  # seconds after the newest 5-minute window's end
         }
 
     @staticmethod
@@ -191,6 +192,11 @@ class PageLoad(threading.Thread):
                 out[f"{label}_{key[:-2]}_p50_s"] = percentile(values, 50)
                 out[f"{label}_{key[:-2]}_p95_s"] = percentile(values, 95)
             out[f"{label}_views"] = len(mine)
+            # When the slowest views (every graph at or above its p95) began, in seconds after a 5-minute window's
+            # end (pages see a window from 120 s after it): what a tail of slow views waits for.
+            slowest = percentile([v["every_graph_s"] for v in mine], 95)
+            slow = [v for v in mine if slowest == slowest and v["every_graph_s"] >= slowest]
+            out[f"{label}_slow_view_phases_s"] = sorted(round(v["phase_s"]) for v in slow)
             out[f"{label}_graphs_per_page"] = max((v["graphs"] for v in mine), default=0)
             out[f"{label}_requests_per_view"] = max((v["requests"] for v in mine), default=0)
         return out

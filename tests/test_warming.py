@@ -1,20 +1,25 @@
-"""Pages viewed lately are read again after each rollup window (monitor.graphs.warming): their next view finds
-every window in the cache and reaches InfluxDB not at all, with the same numbers; only what moves with time is
-remembered, for MONITOR_WARM_VIEWED_S, newest first."""
+"""Pages viewed lately are read again around each rollup window (monitor.graphs.warming): ahead of the moment pages
+see a window, for the devices that have written it, so the first view after that moment finds every window in the
+cache and reaches InfluxDB not at all, with the same numbers; only what moves with time is remembered, for
+MONITOR_WARM_VIEWED_S, newest first."""
 
 from __future__ import annotations
 
 import time
+from datetime import datetime, timezone
+from urllib.parse import urlencode
 
 import pytest
 from django.conf import settings
 from django.http import QueryDict
-from django.utils import timezone as dj_timezone
 
 from monitor.core import services
 from monitor.graphs import viewed
+from monitor.graphs.access import Access
+from monitor.graphs.api import batch
+from monitor.graphs.trees.models import AggregateGraph
 from monitor.graphs.warming import warm_viewed
-from monitor.models import Device
+from monitor.models import Device, Graph
 from monitor.timeseries.cache import WRITE_GRACE_S
 from tests.test_bad_input import influx_queries
 from tests.test_page_series import page  # noqa: F401 (fixture: a 16-port switch with 40 days of history)
@@ -22,11 +27,29 @@ from tests.test_page_series import page  # noqa: F401 (fixture: a 16-port switch
 pytestmark = pytest.mark.django_db
 
 
-def clear_of_a_window() -> None:
-    """Wait out the seconds around the moment a newer 5-minute window becomes readable (its end + grace), so a warm
-    read and the view after it fall on the same side."""
-    while (time.time() - WRITE_GRACE_S) % 300 > 270 or (time.time() - WRITE_GRACE_S) % 300 < 2:
-        time.sleep(1)
+def moments() -> tuple[float, float, float]:
+    """A 5-minute window's end, a run ahead of the moment pages see that window, and that moment: all in the past,
+    so the page's history reaches them."""
+    ended = (time.time() - WRITE_GRACE_S - 5) // 300 * 300
+    return ended, ended + 90, ended + WRITE_GRACE_S
+
+
+def forget_runs() -> None:
+    """Drop what earlier runs noted as read ahead (a test's windows may be those of the test before)."""
+    redis = services.redis_client()
+    for key in redis.scan_iter("monitor:warmed:*"):
+        redis.delete(key)
+
+
+def polled(device, finished: float, took: float = 0.5) -> None:
+    """The device's newest good poll: finished at `finished` (epoch seconds), after `took` seconds."""
+    at = datetime.fromtimestamp(finished, timezone.utc)
+    Device.objects.filter(pk=device.pk).update(last_poll_at=at, last_success_at=at, last_poll_duration_s=took)
+
+
+def as_at(ask: list[tuple[str, str]], moment: float) -> dict:
+    """The batch endpoint's answer to `ask` as at `moment`."""
+    return batch(Access.server(), QueryDict(urlencode(ask)), datetime.fromtimestamp(moment, timezone.utc))
 
 
 def empty_cache() -> None:
@@ -41,33 +64,55 @@ def query(graphs, **extra) -> list[tuple[str, str]]:
     return [("graph", str(g.pk)) for g in graphs] + list(extra.items())
 
 
-def test_a_viewed_page_is_read_again_and_its_next_view_reaches_influxdb_not_at_all(admin_client, page, influx):  # noqa: F811
+def test_a_page_read_ahead_of_its_window_is_cached_when_pages_see_the_window(admin_client, page, influx):  # noqa: F811
     services.redis_client().delete(viewed.KEY)
-    Device.objects.filter(pk=page["device"].pk).update(last_poll_at=dj_timezone.now())  # its tail cached by poll
-    clear_of_a_window()
-    asks = {
-        rng: query(page["graphs"], range=rng, points="300", p95=p95, shape="columns")
-        for rng, p95 in (("1d", "later"), ("1y", "later"))
-    }
-    first = {rng: admin_client.get("/api/series", ask).json() for rng, ask in asks.items()}
-    assert all(len(data["graphs"]) == len(page["graphs"]) for data in first.values())
+    forget_runs()
+    ended, ahead, visible = moments()
+    polled(page["device"], ended + 30)  # its window to `ended` is written
+    asks = {rng: query(page["graphs"], range=rng, points="300", p95="later", shape="columns") for rng in ("1d", "1y")}
+    for ask in asks.values():  # viewed: remembered
+        assert admin_client.get("/api/series", ask).status_code == 200
 
     empty_cache()
-    figures = warm_viewed()
-    assert figures["requests"] == 2 and figures["failed"] == 0 and figures["graphs"] == 2 * len(page["graphs"])
+    figures = warm_viewed(now=ahead)  # read as at `visible`, the moment pages see the window to `ended`
+    assert (figures["requests"], figures["waiting"], figures["failed"]) == (2, 0, 0)
+    assert figures["graphs"] == 2 * len(page["graphs"])
 
     before = influx_queries(influx)
-    again = {rng: admin_client.get("/api/series", ask).json() for rng, ask in asks.items()}
+    warm = {rng: as_at(ask, visible) for rng, ask in asks.items()}
     assert influx_queries(influx) == before  # every window and every edge came from the cache
-    for rng in asks:  # the same windows (the first point, at the range's start, moved on with the clock)
-        for key, data in first[rng]["graphs"].items():
-            for mine, theirs in zip(again[rng]["graphs"][key]["series"], data["series"], strict=True):
-                assert {n: c[1:] for n, c in mine["cols"].items()} == {n: c[1:] for n, c in theirs["cols"].items()}
-                assert mine["stats"]["maximum"] == theirs["stats"]["maximum"], (rng, key)
+    assert warm_viewed(now=visible)["requests"] == 0  # the run after skips what the run ahead read
 
-    empty_cache()  # the control: without warming the same views read InfluxDB
-    admin_client.get("/api/series", asks["1d"])
+    empty_cache()  # the control: without warming the same views read InfluxDB, and give the same answers
+    cold = {rng: as_at(ask, visible) for rng, ask in asks.items()}
     assert influx_queries(influx) > before
+    assert cold == warm
+    assert len(warm["1d"]["graphs"]) == len(page["graphs"]) and warm["1d"]["graphs"] != warm["1y"]["graphs"]
+
+
+def test_a_page_whose_device_has_not_written_the_window_waits_for_the_run_after(admin_client, page, influx):  # noqa: F811
+    services.redis_client().delete(viewed.KEY)
+    forget_runs()
+    ended, ahead, visible = moments()
+    other = Device.objects.create(name="late-switch", host="127.0.0.2", community="x", poll_interval_s=60)
+    late = Graph.objects.create(device=other, template="traffic", instance="p/1", title="late p/1")
+    summed = AggregateGraph.objects.create(title="both switches", template="traffic")
+    summed.members.set([page["graphs"][0], late])
+    one = query(page["graphs"][:4], range="1d", points="300")
+    both = [("aggregate", str(summed.pk)), ("range", "1d"), ("points", "300")]
+    for ask in (one, both):
+        assert admin_client.get("/api/series", ask).status_code == 200
+    polled(other, ended - 40)  # not polled since the window's end
+
+    polled(page["device"], ended + 0.8, took=1.0)  # its poll began before the window's end: the window not closed
+    figures = warm_viewed(now=ahead)
+    assert (figures["requests"], figures["waiting"]) == (0, 2)
+    polled(page["device"], ended + 3, took=1.0)  # polled since: its page is read ahead, not the aggregate, whose
+    # other member's device has not polled since the window's end
+    figures = warm_viewed(now=ahead)
+    assert (figures["requests"], figures["graphs"], figures["waiting"]) == (1, 4, 1)
+    figures = warm_viewed(now=visible)  # the run after: what the run ahead left
+    assert (figures["requests"], figures["graphs"], "waiting" in figures) == (1, 1, False)
 
 
 def test_only_ranges_that_move_with_time_are_remembered_and_only_for_a_while(admin_client, page, settings):  # noqa: F811
@@ -106,7 +151,8 @@ def test_a_run_reads_the_newest_requests_up_to_its_limit_and_skips_one_that_fail
     redis.zadd(viewed.KEY, {gone.urlencode(): time.time() + 1, bad.urlencode(): time.time() + 2})
 
     settings.MONITOR_WARM_MAX_REQUESTS = 4
-    figures = warm_viewed()
+    forget_runs()
+    figures = warm_viewed(now=moments()[2])
     # The newest four: the refused range, the deleted graph (answered with an error, read as nothing), 300 and 200.
     assert figures == {"requests": 3, "graphs": 4, "failed": 1, "seconds": pytest.approx(figures["seconds"])}
 
@@ -116,17 +162,20 @@ def test_a_run_stops_at_its_budget_and_says_how_many_requests_it_left(admin_clie
     for points in ("100", "200", "300"):
         admin_client.get("/api/series", query(page["graphs"][:2], range="1d", points=points))
     settings.MONITOR_WARM_BUDGET_S = 0  # spent before the first request: the next run's pages read when viewed
-    figures = warm_viewed()
+    forget_runs()
+    figures = warm_viewed(now=moments()[2])
     assert (figures["requests"], figures["graphs"], figures["left"]) == (0, 0, 3)
     settings.MONITOR_WARM_BUDGET_S = 150
-    figures = warm_viewed()
+    figures = warm_viewed(now=moments()[2])
     assert (figures["requests"], figures["graphs"], "left" in figures) == (3, 6, False)
 
 
-def test_beat_runs_a_registered_warming_task_just_after_each_5_minute_window_is_written(settings):
+def test_beat_runs_the_warming_ahead_of_each_5_minute_window_and_once_pages_see_it(settings):
     from monitor.celery import app
 
-    entry = settings.CELERY_BEAT_SCHEDULE["graphs-warm-viewed"]
-    assert entry["schedule"].minute == {m for m in range(60) if m % 5 == WRITE_GRACE_S // 60}
+    ahead, after = (settings.CELERY_BEAT_SCHEDULE[name] for name in ("graphs-warm-ahead", "graphs-warm-viewed"))
+    assert ahead["schedule"].minute == {m for m in range(60) if m % 5 == 1}
+    assert 60 + ahead["options"]["countdown"] == 90 < WRITE_GRACE_S  # while pages still see the window before
+    assert after["schedule"].minute == {m for m in range(60) if m % 5 == WRITE_GRACE_S // 60}
     app.loader.import_default_modules()
-    assert entry["task"] in app.tasks
+    assert ahead["task"] == after["task"] and after["task"] in app.tasks
