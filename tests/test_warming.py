@@ -18,7 +18,7 @@ from monitor.graphs import viewed
 from monitor.graphs.access import Access
 from monitor.graphs.api import batch
 from monitor.graphs.trees.models import AggregateGraph
-from monitor.graphs.warming import warm_viewed
+from monitor.graphs.warming import pause, warm_viewed
 from monitor.models import Device, Graph
 from monitor.timeseries.cache import WRITE_GRACE_S
 from tests.test_bad_input import influx_queries
@@ -175,7 +175,15 @@ def test_beat_runs_the_warming_ahead_of_each_5_minute_window_and_once_pages_see_
 
     ahead, after = (settings.CELERY_BEAT_SCHEDULE[name] for name in ("graphs-warm-ahead", "graphs-warm-viewed"))
     assert ahead["schedule"].minute == {m for m in range(60) if m % 5 == 1}
-    assert 60 + ahead["options"]["countdown"] == 90 < WRITE_GRACE_S  # while pages still see the window before
+    assert WRITE_GRACE_S > 60  # a minute after the window, pages still see the one before
     assert after["schedule"].minute == {m for m in range(60) if m % 5 == WRITE_GRACE_S // 60}
     app.loader.import_default_modules()
     assert ahead["task"] == after["task"] and after["task"] in app.tasks
+
+
+def test_the_run_ahead_rests_as_long_as_each_read_took_unless_that_would_miss_its_deadline():
+    assert pause([0.2], remaining=10, until_deadline=30.0) == 0.2  # room: at most half of a core's time
+    assert pause([0.2], remaining=10, until_deadline=3.0) == pytest.approx((3.0 - 10 * 0.2) / 11)  # less room
+    assert pause([0.5, 0.1], remaining=10, until_deadline=3.0) == 0.0  # at the pace so far the rest ends late
+    assert pause([0.2], remaining=0, until_deadline=-1.0) == 0.0  # past the deadline: read on
+    assert pause([], remaining=5, until_deadline=30.0) == 0.0

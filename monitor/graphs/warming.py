@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 STEP_S = 300  # the finest rollup tier's window: what changes the pages' cached answers
 DONE = "monitor:warmed:{}"  # the requests read ahead for a window (by its end), so the run after skips them
 SLACK_S = 1.0  # a poll's samples are timed after its start; its lines are flushed before its row is saved
+MARGIN_S = 5  # the run ahead ends its reading this long before pages see the window
 
 
 def warm_viewed(now: float | None = None) -> dict[str, float]:
@@ -38,43 +39,77 @@ def warm_viewed(now: float | None = None) -> dict[str, float]:
     requests whose devices have written it, else as at `now` (epoch seconds, default now). At most
     MONITOR_WARM_BUDGET_S (those left are the pages viewed longest ago); one that fails is counted and skipped,
     never raised."""
-    started = time.monotonic()
-    moment = time.time() if now is None else now
-    ended = math.floor(moment / STEP_S) * STEP_S  # the newest window's end
-    ahead = moment < ended + WRITE_GRACE_S
-    figures: dict[str, float] = {"requests": 0, "graphs": 0, "failed": 0, "seconds": 0.0}
+    run = Run(time.monotonic(), time.time() if now is None else now)
+    ahead = run.moment < run.ended + WRITE_GRACE_S
     try:
         requests = viewed.recent(now)
-        redis, done = services.redis_client(), DONE.format(ended)
-        if ahead:
-            requests, figures["waiting"] = _ready(requests, ended)
-            at = datetime.fromtimestamp(ended + WRITE_GRACE_S, timezone.utc)
+        redis, done = services.redis_client(), DONE.format(run.ended)
+        if ahead:  # paced to end before pages see the window (on the real clock): viewers share the CPU meanwhile
+            at, run.note = datetime.fromtimestamp(run.ended + WRITE_GRACE_S, timezone.utc), (redis, done)
+            run.deadline = run.started + run.ended + WRITE_GRACE_S - MARGIN_S - run.moment if now is None else None
+            for _ in range(2):  # those whose device finished a poll during the first pass are read in a second
+                ready, requests = _ready(requests, run.ended)
+                run.read(ready, at)
+                if not ready or not requests:
+                    break
+            run.figures["waiting"] = len(requests)
         else:
             already = {query.decode(errors="replace") for query in redis.smembers(done)}
             requests = [params for params in requests if params.urlencode() not in already]
-            at = None if now is None else datetime.fromtimestamp(now, timezone.utc)
-    except Exception as exc:  # Redis or the database away: nothing to warm this time
+            run.read(requests, None if now is None else datetime.fromtimestamp(now, timezone.utc))
+    except Exception as exc:  # Redis or the database away: nothing (more) to warm this time
         log.warning("warming: viewed pages unavailable: %s", type(exc).__name__)
-        return figures
-    access = Access.server()
-    for index, params in enumerate(requests):
-        if time.monotonic() - started > settings.MONITOR_WARM_BUDGET_S:  # the rest is read when viewed
-            figures["left"] = len(requests) - index
-            log.warning("warming: %d viewed requests left unread after %d s", figures["left"], index)
-            break
+    run.figures["seconds"] = time.monotonic() - run.started
+    log.info("warming: %(requests)d viewed requests (%(graphs)d graphs) read in %(seconds).1f s", run.figures)
+    return run.figures
+
+
+class Run:
+    """One warming run: its clock, what it has read, and how it paces itself."""
+
+    def __init__(self, started: float, moment: float):
+        self.started, self.moment = started, moment
+        self.ended = math.floor(moment / STEP_S) * STEP_S  # the newest window's end
+        self.deadline: float | None = None  # (monotonic) end reading by then, if it leaves room
+        self.note: tuple | None = None  # (redis, key) where requests read ahead are noted
+        self.figures: dict[str, float] = {"requests": 0, "graphs": 0, "failed": 0, "seconds": 0.0}
+        self.access = Access.server()
+
+    def read(self, requests: list[QueryDict], at: datetime | None) -> None:
+        """Read `requests` as at `at` within the run's budget, pacing them up to its deadline."""
+        took: list[float] = []
+        for index, params in enumerate(requests):
+            if time.monotonic() - self.started > settings.MONITOR_WARM_BUDGET_S:  # the rest is read when viewed
+                self.figures["left"] = self.figures.get("left", 0) + len(requests) - index
+                log.warning("warming: %d viewed requests left unread after %d s", len(requests) - index, index)
+                break
+            began = time.monotonic()
+            self._one(params, at)
+            took.append(time.monotonic() - began)
+            if self.deadline is not None:
+                time.sleep(pause(took, len(requests) - index - 1, self.deadline - time.monotonic()))
+
+    def _one(self, params: QueryDict, at: datetime | None) -> None:
         try:
-            data = batch(access, params, at)
+            data = batch(self.access, params, at)
         except BadRequest as exc:  # a graph deleted since, InfluxDB not answering: the page reads it when viewed
-            figures["failed"] += 1
+            self.figures["failed"] += 1
             log.info("warming: a viewed request was not read again: %s", exc)
-            continue
-        figures["requests"] += 1
-        figures["graphs"] += len(data["graphs"]) + len(data["aggregates"])
-        if ahead:  # noted at once: a run after that starts while this one still reads skips it
-            _note(redis, done, params.urlencode())
-    figures["seconds"] = time.monotonic() - started
-    log.info("warming: %(requests)d viewed requests (%(graphs)d graphs) read in %(seconds).1f s", figures)
-    return figures
+            return
+        self.figures["requests"] += 1
+        self.figures["graphs"] += len(data["graphs"]) + len(data["aggregates"])
+        if self.note is not None:  # noted at once: a run after that starts while this one still reads skips it
+            _note(*self.note, params.urlencode())
+
+
+def pause(took: list[float], remaining: int, until_deadline: float) -> float:
+    """Seconds to rest after a request: as long as it took (the run takes at most half of a core's time), less
+    when the requests left, at the pace so far, would not end by the deadline; none past it."""
+    if not took or until_deadline <= 0:
+        return 0.0
+    average = sum(took) / len(took)
+    room = until_deadline - remaining * average  # what the rest leaves of the time to the deadline
+    return max(0.0, min(took[-1], room / (remaining + 1)))
 
 
 def _note(redis, key: str, query: str) -> None:
@@ -86,9 +121,9 @@ def _note(redis, key: str, query: str) -> None:
         pipe.execute()
 
 
-def _ready(requests: list[QueryDict], ended: float) -> tuple[list[QueryDict], int]:
+def _ready(requests: list[QueryDict], ended: float) -> tuple[list[QueryDict], list[QueryDict]]:
     """The requests whose every device has finished a good poll that began after `ended` (so its window up to
-    then is written), and how many others wait for the run after."""
+    then is written), and the others."""
     graphs = {i for params in requests for i in _ids(params.getlist("graph"))}
     aggregates = {i for params in requests for i in _ids(params.getlist("aggregate"))}
     device_of = dict(Graph.objects.filter(pk__in=graphs).values_list("pk", "device_id"))
@@ -102,13 +137,12 @@ def _ready(requests: list[QueryDict], ended: float) -> tuple[list[QueryDict], in
         for pk, success, took in polled.values_list("pk", "last_success_at", "last_poll_duration_s")
         if success is not None and success.timestamp() - (took or 0.0) - SLACK_S >= ended
     }
-    ready = []
+    ready, waiting = [], []
     for params in requests:
         devices = {device_of[i] for i in _ids(params.getlist("graph")) if i in device_of}
         devices |= {d for i in _ids(params.getlist("aggregate")) for d in members.get(i, ())}
-        if devices <= done:
-            ready.append(params)
-    return ready, len(requests) - len(ready)
+        (ready if devices <= done else waiting).append(params)
+    return ready, waiting
 
 
 def _ids(texts: Iterable[str]) -> set[int]:
