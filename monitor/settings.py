@@ -220,8 +220,8 @@ CELERY_BEAT_SCHEDULE["storage-refresh-paths"] = {
 # Pages viewed within MONITOR_WARM_VIEWED_S (0: off) are read again around each 5-minute window, at most
 # MONITOR_WARM_MAX_REQUESTS data requests a run, newest first (monitor/graphs/warming.py): from a minute after a
 # window's end, paced to end before pages see it (cache.WRITE_GRACE_S after its end) and as at that moment, the
-# requests whose devices have written it; at that moment, those left. A page viewed again, or the live refresh
-# of one left open, finds them cached.
+# requests whose devices have written it; at that moment, those left, then every one as at the next window's end
+# (when the ranges' starts move on). A page viewed again, or the live refresh of one left open, finds them cached.
 MONITOR_WARM_VIEWED_S = env_int("MONITOR_WARM_VIEWED_S", 1800, minimum=0, maximum=86400)
 MONITOR_WARM_MAX_REQUESTS = env_int("MONITOR_WARM_MAX_REQUESTS", 500, minimum=1, maximum=2000)
 # A run stops after this long, so it ends before the next one (beat lets the task wait 240 s for a worker).

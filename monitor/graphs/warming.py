@@ -1,11 +1,12 @@
 """Read the page data requests viewed lately once more around each 5-minute window, so the next view of those
 pages (or the live refresh of one left open) finds their windows in the cache instead of InfluxDB.
 
-A window becomes visible to pages `cache.WRITE_GRACE_S` after its end. The run before that moment ("ahead")
-reads, as at that moment, the requests whose every device has polled since the window's end (so the window is
-written): at the moment the window becomes visible their answers are already cached, and no viewer waits for
-InfluxDB. The run after it reads the requests the first run left (a device not yet polled, a run that found no
-worker)."""
+A live range's whole windows change twice a window: its end moves on when pages see the newest window
+(`cache.WRITE_GRACE_S` after the window's end), its start at the next window's end. The run before the first
+moment ("ahead") reads, as at that moment, the requests whose every device has polled since the window's end (so
+the window is written); the run at that moment reads those it left (a device not yet polled, a run that found no
+worker), then every request once more as at the next window's end. So at both moments the answers are already
+cached and no viewer waits for InfluxDB."""
 
 from __future__ import annotations
 
@@ -35,68 +36,85 @@ MARGIN_S = 5  # the run ahead ends its reading this long before pages see the wi
 
 
 def warm_viewed(now: float | None = None) -> dict[str, float]:
-    """Read each recently viewed batch (newest first) once more: ahead of its newest window's visibility for the
-    requests whose devices have written it, else as at `now` (epoch seconds, default now). At most
-    MONITOR_WARM_BUDGET_S (those left are the pages viewed longest ago); one that fails is counted and skipped,
-    never raised."""
-    run = Run(time.monotonic(), time.time() if now is None else now)
-    ahead = run.moment < run.ended + WRITE_GRACE_S
+    """Read each recently viewed batch (newest first) once more, as at the next moment its answer changes: ahead of
+    its newest window's visibility for the requests whose devices have written it; after that, as at `now` (epoch
+    seconds, default now) those left, then all once more as at the next window's end, when the ranges' starts
+    move on. At most MONITOR_WARM_BUDGET_S (those left are the pages viewed longest ago); one that fails is
+    counted and skipped, never raised."""
+    run = Run(time.monotonic(), time.time() if now is None else now, paced=now is None)
     try:
         requests = viewed.recent(now)
         redis, done = services.redis_client(), DONE.format(run.ended)
-        if ahead:  # paced to end before pages see the window (on the real clock): viewers share the CPU meanwhile
-            at, run.note = datetime.fromtimestamp(run.ended + WRITE_GRACE_S, timezone.utc), (redis, done)
-            run.deadline = run.started + run.ended + WRITE_GRACE_S - MARGIN_S - run.moment if now is None else None
-            for _ in range(2):  # those whose device finished a poll during the first pass are read in a second
-                ready, requests = _ready(requests, run.ended)
-                run.read(ready, at)
-                if not ready or not requests:
-                    break
-            run.figures["waiting"] = len(requests)
+        if run.moment < run.ended + WRITE_GRACE_S:  # the ranges' ends move on when pages see the window
+            run.note = (redis, done)
+            run.figures["waiting"] = len(run.ahead(requests, run.ended + WRITE_GRACE_S, "requests"))
         else:
             already = {query.decode(errors="replace") for query in redis.smembers(done)}
-            requests = [params for params in requests if params.urlencode() not in already]
-            run.read(requests, None if now is None else datetime.fromtimestamp(now, timezone.utc))
+            rest = [params for params in requests if params.urlencode() not in already]
+            run.read(rest, None if now is None else datetime.fromtimestamp(now, timezone.utc), "requests")
+            run.ahead(requests, run.ended + STEP_S + 1, "next")  # their starts move on at the next window's end
     except Exception as exc:  # Redis or the database away: nothing (more) to warm this time
         log.warning("warming: viewed pages unavailable: %s", type(exc).__name__)
     run.figures["seconds"] = time.monotonic() - run.started
-    log.info("warming: %(requests)d viewed requests (%(graphs)d graphs) read in %(seconds).1f s", run.figures)
+    log.info(
+        "warming: %(requests)d viewed requests (%(graphs)d graphs), %(next)d for the next window, in %(seconds).1f s",
+        run.figures,
+    )
     return run.figures
 
 
 class Run:
     """One warming run: its clock, what it has read, and how it paces itself."""
 
-    def __init__(self, started: float, moment: float):
-        self.started, self.moment = started, moment
+    def __init__(self, started: float, moment: float, paced: bool):
+        self.started, self.moment, self.paced = started, moment, paced
         self.ended = math.floor(moment / STEP_S) * STEP_S  # the newest window's end
         self.deadline: float | None = None  # (monotonic) end reading by then, if it leaves room
         self.note: tuple | None = None  # (redis, key) where requests read ahead are noted
-        self.figures: dict[str, float] = {"requests": 0, "graphs": 0, "failed": 0, "seconds": 0.0}
+        self.figures: dict[str, float] = {"requests": 0, "next": 0, "graphs": 0, "failed": 0, "seconds": 0.0}
         self.access = Access.server()
 
-    def read(self, requests: list[QueryDict], at: datetime | None) -> None:
-        """Read `requests` as at `at` within the run's budget, pacing them up to its deadline."""
+    def ahead(self, requests: list[QueryDict], at_s: float, count: str) -> list[QueryDict]:
+        """Read as at `at_s` (epoch seconds, ahead) the requests whose devices have written the newest window, paced
+        (on the real clock) to end before then; those whose device finished a poll during a first pass in a second.
+        Returns those still waiting."""
+        if self.paced:  # viewers share the machine with the run meanwhile
+            budget_end = self.started + settings.MONITOR_WARM_BUDGET_S - MARGIN_S
+            self.deadline = min(self.started + at_s - MARGIN_S - self.moment, budget_end)
+        at = datetime.fromtimestamp(at_s, timezone.utc)
+        for _ in range(2):
+            ready, requests = _ready(requests, self.ended)
+            self.read(ready, at, count)
+            if not ready or not requests:
+                break
+        return requests
+
+    def read(self, requests: list[QueryDict], at: datetime | None, count: str) -> None:
+        """Read `requests` as at `at` within the run's budget (counted in figures[count]), paced up to its
+        deadline."""
         took: list[float] = []
         for index, params in enumerate(requests):
             if time.monotonic() - self.started > settings.MONITOR_WARM_BUDGET_S:  # the rest is read when viewed
-                self.figures["left"] = self.figures.get("left", 0) + len(requests) - index
-                log.warning("warming: %d viewed requests left unread after %d s", len(requests) - index, index)
+                left = len(requests) - index
+                self.figures["left"] = self.figures.get("left", 0) + left
+                log.warning("warming: %d requests left unread after %d s", left, settings.MONITOR_WARM_BUDGET_S)
                 break
             began = time.monotonic()
-            self._one(params, at)
+            self._one(params, at, count)
             took.append(time.monotonic() - began)
             if self.deadline is not None:
                 time.sleep(pause(took, len(requests) - index - 1, self.deadline - time.monotonic()))
 
-    def _one(self, params: QueryDict, at: datetime | None) -> None:
+    def _one(self, params: QueryDict, at: datetime | None, count: str) -> None:
         try:
             data = batch(self.access, params, at)
         except BadRequest as exc:  # a graph deleted since, InfluxDB not answering: the page reads it when viewed
-            self.figures["failed"] += 1
+            self.figures["failed"] += count == "requests"  # (counted once a run)
             log.info("warming: a viewed request was not read again: %s", exc)
             return
-        self.figures["requests"] += 1
+        self.figures[count] += 1
+        if count != "requests":
+            return
         self.figures["graphs"] += len(data["graphs"]) + len(data["aggregates"])
         if self.note is not None:  # noted at once: a run after that starts while this one still reads skips it
             _note(*self.note, params.urlencode())
