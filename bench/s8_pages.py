@@ -161,6 +161,7 @@ class PageLoad(threading.Thread):
             "every_graph_s": every_graph,
             "p95_s": max(at for at, _ in done),
             "failed_requests": len(bad),
+            "began": began,
             "phase_s": began % 300,  # seconds after the newest 5-minute window's end
         }
 
