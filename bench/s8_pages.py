@@ -199,7 +199,7 @@ class PageLoad(threading.Thread):
             slow = [v for v in mine if slowest == slowest and v["every_graph_s"] >= slowest]
             out[f"{label}_slow_view_phases_s"] = sorted(round(v["phase_s"]) for v in slow)
             out[f"{label}_views_by_phase"] = sorted(
-                [round(v["phase_s"]), round(v["every_graph_s"] * 1000)] for v in mine
+                [round(v["phase_s"]), round(v["every_graph_s"] * 1000), round(v["began"])] for v in mine
             )
             out[f"{label}_graphs_per_page"] = max((v["graphs"] for v in mine), default=0)
             out[f"{label}_requests_per_view"] = max((v["requests"] for v in mine), default=0)
