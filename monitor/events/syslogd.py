@@ -33,6 +33,9 @@ class _Datagrams(asyncio.DatagramProtocol):
         log.debug("syslog UDP socket: %s", exc)
 
 
+ANY_PORT_ATTEMPTS = 20  # port 0: numbers tried until one is free in both UDP and TCP
+
+
 class SyslogReceiver(Listener):
     """Syslog on one port, UDP and TCP: each message checked, parsed, matched to its device and written."""
 
@@ -45,14 +48,26 @@ class SyslogReceiver(Listener):
         self.connections = 0
 
     async def open(self) -> None:
+        """UDP and TCP on the same port; with port 0 (tests), the first number free for both (an ephemeral UDP
+        port's number may be taken in TCP by an outgoing connection: another number is tried)."""
         loop = asyncio.get_running_loop()
         family = socket.AF_INET6 if ":" in self.bind else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_DGRAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, settings.EVENTS_SOCKET_BUFFER_BYTES)
-        sock.bind((self.bind, self.port))
-        self.port = self.bound_port = sock.getsockname()[1]  # port 0 in tests: the same number for TCP
+        wanted = self.port
+        for attempt in range(1, ANY_PORT_ATTEMPTS + 1):
+            sock = socket.socket(family, socket.SOCK_DGRAM)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, settings.EVENTS_SOCKET_BUFFER_BYTES)
+            sock.bind((self.bind, wanted))
+            port = sock.getsockname()[1]
+            try:
+                self.tcp = await asyncio.start_server(self._stream, self.bind, port, reuse_address=True)
+            except OSError:
+                sock.close()
+                if wanted or attempt == ANY_PORT_ATTEMPTS:
+                    raise
+                continue
+            break
+        self.port = self.bound_port = port
         self.udp, _ = await loop.create_datagram_endpoint(lambda: _Datagrams(self), sock=sock)
-        self.tcp = await asyncio.start_server(self._stream, self.bind, self.port, reuse_address=True)
 
     async def close(self) -> None:
         if self.udp is not None:
