@@ -194,3 +194,20 @@ def test_the_run_ahead_rests_as_long_as_each_read_took_unless_that_would_miss_it
     assert pause([0.5, 0.1], remaining=10, until_deadline=3.0) == 0.0  # at the pace so far the rest ends late
     assert pause([0.2], remaining=0, until_deadline=-1.0) == 0.0  # past the deadline: read on
     assert pause([], remaining=5, until_deadline=30.0) == 0.0
+
+
+def test_a_remembered_request_naming_no_valid_id_is_counted_as_failed_not_the_end_of_the_run(page):  # noqa: F811
+    redis = services.redis_client()
+    redis.delete(viewed.KEY)
+    forget_runs()
+    ended, ahead, _ = moments()
+    polled(page["device"], ended + 30)
+    good = QueryDict(mutable=True)
+    good.setlist("graph", [str(page["graphs"][0].pk)])
+    good["range"] = "1d"
+    odd = QueryDict(mutable=True)
+    odd.setlist("graph", ["²", "9" * 30])  # isdigit() says yes to both; neither is a row id
+    odd["range"] = "1d"
+    redis.zadd(viewed.KEY, {good.urlencode(): time.time(), odd.urlencode(): time.time() + 1})
+    figures = warm_viewed(now=ahead)
+    assert (figures["requests"], figures["failed"], figures["waiting"]) == (1, 1, 0)

@@ -21,15 +21,16 @@ from django.conf import settings
 from django.http import QueryDict
 
 from monitor.core import services
+from monitor.core.ids import parse_id
 from monitor.graphs import viewed
 from monitor.graphs.access import Access
 from monitor.graphs.api import BadRequest, batch
 from monitor.graphs.trees.models import AggregateGraph
 from monitor.models import Device, Graph
+from monitor.timeseries import tiers
 from monitor.timeseries.cache import WRITE_GRACE_S
 
 log = logging.getLogger(__name__)
-STEP_S = 300  # the finest rollup tier's window: what changes the pages' cached answers
 DONE = "monitor:warmed:{}"  # the requests read ahead for a window (by its end), so the run after skips them
 SLACK_S = 1.0  # a poll's samples are timed after its start; its lines are flushed before its row is saved
 MARGIN_S = 5  # the run ahead ends its reading this long before pages see the window
@@ -44,15 +45,14 @@ def warm_viewed(now: float | None = None) -> dict[str, float]:
     run = Run(time.monotonic(), time.time() if now is None else now, paced=now is None)
     try:
         requests = viewed.recent(now)
-        redis, done = services.redis_client(), DONE.format(run.ended)
+        done = DONE.format(run.ended)
         if run.moment < run.ended + WRITE_GRACE_S:  # the ranges' ends move on when pages see the window
-            run.note = (redis, done)
-            run.figures["waiting"] = len(run.ahead(requests, run.ended + WRITE_GRACE_S, "requests"))
+            run.figures["waiting"] = len(run.ahead(requests, run.ended + WRITE_GRACE_S, "requests", note=done))
         else:
-            already = {query.decode(errors="replace") for query in redis.smembers(done)}
+            already = {query.decode(errors="replace") for query in services.redis_client().smembers(done)}
             rest = [params for params in requests if params.urlencode() not in already]
             run.read(rest, None if now is None else datetime.fromtimestamp(now, timezone.utc), "requests")
-            run.ahead(requests, run.ended + STEP_S + 1, "next")  # their starts move on at the next window's end
+            run.ahead(requests, run.ended + run.step_s + 1, "next")  # their starts move on at the next window's end
     except Exception as exc:  # Redis or the database away: nothing (more) to warm this time
         log.warning("warming: viewed pages unavailable: %s", type(exc).__name__)
     run.figures["seconds"] = time.monotonic() - run.started
@@ -68,30 +68,37 @@ class Run:
 
     def __init__(self, started: float, moment: float, paced: bool):
         self.started, self.moment, self.paced = started, moment, paced
-        self.ended = math.floor(moment / STEP_S) * STEP_S  # the newest window's end
-        self.deadline: float | None = None  # (monotonic) end reading by then, if it leaves room
-        self.note: tuple | None = None  # (redis, key) where requests read ahead are noted
+        self.step_s = min(tier.step_s for tier in tiers.tiers() if tier.step_s)  # what changes cached answers
+        self.ended = math.floor(moment / self.step_s) * self.step_s  # the newest window's end
         self.figures: dict[str, float] = {"requests": 0, "next": 0, "graphs": 0, "failed": 0, "seconds": 0.0}
         self.access = Access.server()
 
-    def ahead(self, requests: list[QueryDict], at_s: float, count: str) -> list[QueryDict]:
+    def ahead(self, requests: list[QueryDict], at_s: float, count: str, note: str | None = None) -> list[QueryDict]:
         """Read as at `at_s` (epoch seconds, ahead) the requests whose devices have written the newest window, paced
-        (on the real clock) to end before then; those whose device finished a poll during a first pass in a second.
-        Returns those still waiting."""
+        (on the real clock) to end before then; those whose device finished a poll during a first pass in a second;
+        each one read is noted in the Redis set `note`, if given. Returns those still waiting."""
+        deadline = None
         if self.paced:  # viewers share the machine with the run meanwhile
             budget_end = self.started + settings.MONITOR_WARM_BUDGET_S - MARGIN_S
-            self.deadline = min(self.started + at_s - MARGIN_S - self.moment, budget_end)
+            deadline = min(self.started + at_s - MARGIN_S - self.moment, budget_end)
         at = datetime.fromtimestamp(at_s, timezone.utc)
         for _ in range(2):
             ready, requests = _ready(requests, self.ended)
-            self.read(ready, at, count)
+            self.read(ready, at, count, deadline, note)
             if not ready or not requests:
                 break
         return requests
 
-    def read(self, requests: list[QueryDict], at: datetime | None, count: str) -> None:
-        """Read `requests` as at `at` within the run's budget (counted in figures[count]), paced up to its
-        deadline."""
+    def read(
+        self,
+        requests: list[QueryDict],
+        at: datetime | None,
+        count: str,
+        deadline: float | None = None,
+        note: str | None = None,
+    ) -> None:
+        """Read `requests` as at `at` within the run's budget (counted in figures[count]), paced up to `deadline`
+        (monotonic seconds) if given, each one read noted in the Redis set `note` if given."""
         took: list[float] = []
         for index, params in enumerate(requests):
             if time.monotonic() - self.started > settings.MONITOR_WARM_BUDGET_S:  # the rest is read when viewed
@@ -100,24 +107,24 @@ class Run:
                 log.warning("warming: %d requests left unread after %d s", left, settings.MONITOR_WARM_BUDGET_S)
                 break
             began = time.monotonic()
-            self._one(params, at, count)
+            if self._one(params, at, count) and note is not None:
+                _note(note, params.urlencode(), 2 * self.step_s)  # at once: a run after that starts meanwhile skips it
             took.append(time.monotonic() - began)
-            if self.deadline is not None:
-                time.sleep(pause(took, len(requests) - index - 1, self.deadline - time.monotonic()))
+            if deadline is not None:
+                time.sleep(pause(took, len(requests) - index - 1, deadline - time.monotonic()))
 
-    def _one(self, params: QueryDict, at: datetime | None, count: str) -> None:
+    def _one(self, params: QueryDict, at: datetime | None, count: str) -> bool:
+        """Read one request; whether it was read (one that fails is counted once a run and logged)."""
         try:
             data = batch(self.access, params, at)
         except BadRequest as exc:  # a graph deleted since, InfluxDB not answering: the page reads it when viewed
-            self.figures["failed"] += count == "requests"  # (counted once a run)
+            self.figures["failed"] += count == "requests"
             log.info("warming: a viewed request was not read again: %s", exc)
-            return
+            return False
         self.figures[count] += 1
-        if count != "requests":
-            return
-        self.figures["graphs"] += len(data["graphs"]) + len(data["aggregates"])
-        if self.note is not None:  # noted at once: a run after that starts while this one still reads skips it
-            _note(*self.note, params.urlencode())
+        if count == "requests":
+            self.figures["graphs"] += len(data["graphs"]) + len(data["aggregates"])
+        return True
 
 
 def pause(took: list[float], remaining: int, until_deadline: float) -> float:
@@ -130,12 +137,12 @@ def pause(took: list[float], remaining: int, until_deadline: float) -> float:
     return max(0.0, min(took[-1], room / (remaining + 1)))
 
 
-def _note(redis, key: str, query: str) -> None:
-    """Remember a request the run ahead read, for the run after it (kept two windows: not asked after that)."""
+def _note(key: str, query: str, keep_s: int) -> None:
+    """Remember a request the run ahead read, for the run after it (kept `keep_s`: not asked after that)."""
     with contextlib.suppress(Exception):  # Redis away: the run after reads it again, nothing worse
-        pipe = redis.pipeline(transaction=False)
+        pipe = services.redis_client().pipeline(transaction=False)
         pipe.sadd(key, query)
-        pipe.expire(key, 2 * STEP_S)
+        pipe.expire(key, keep_s)
         pipe.execute()
 
 
@@ -164,4 +171,5 @@ def _ready(requests: list[QueryDict], ended: float) -> tuple[list[QueryDict], li
 
 
 def _ids(texts: Iterable[str]) -> set[int]:
-    return {int(text) for text in texts if text.isdigit()}
+    """The ids named, by the API's own parser (what it would refuse names nothing)."""
+    return {number for number in map(parse_id, texts) if number is not None}
