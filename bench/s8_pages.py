@@ -193,6 +193,13 @@ class PageLoad(threading.Thread):
                 out[f"{label}_{key[:-2]}_p50_s"] = percentile(values, 50)
                 out[f"{label}_{key[:-2]}_p95_s"] = percentile(values, 95)
             out[f"{label}_views"] = len(mine)
+            # A device's first view at a range in the run (no page of it read before: cold), and the views after.
+            for part, views in zip(("first_view", "again"), _first_and_again(mine), strict=True):
+                for key in ("first_screen_s", "every_graph_s"):
+                    values = [v[key] for v in views]
+                    out[f"{label}_{part}_{key[:-2]}_p50_s"] = percentile(values, 50)
+                    out[f"{label}_{part}_{key[:-2]}_p95_s"] = percentile(values, 95)
+                out[f"{label}_{part}_views"] = len(views)
             # When the slowest views (every graph at or above its p95) began, in seconds after a 5-minute window's
             # end (pages see a window from 120 s after it): what a tail of slow views waits for.
             slowest = percentile([v["every_graph_s"] for v in mine], 95)
@@ -204,3 +211,12 @@ class PageLoad(threading.Thread):
             out[f"{label}_graphs_per_page"] = max((v["graphs"] for v in mine), default=0)
             out[f"{label}_requests_per_view"] = max((v["requests"] for v in mine), default=0)
         return out
+
+
+def _first_and_again(views: list[dict]) -> tuple[list[dict], list[dict]]:
+    """The views (in the order made) of a device not viewed before at that range, and the others."""
+    first, again, seen = [], [], set()
+    for view in sorted(views, key=lambda v: v["began"]):
+        (again if view["device"] in seen else first).append(view)
+        seen.add(view["device"])
+    return first, again

@@ -37,7 +37,7 @@ def moments() -> tuple[float, float, float]:
 def forget_runs() -> None:
     """Drop what earlier runs noted as read ahead (a test's windows may be those of the test before)."""
     redis = services.redis_client()
-    for key in redis.scan_iter("monitor:warmed:*"):
+    for key in redis.scan_iter("monitor:warmed*"):
         redis.delete(key)
 
 
@@ -177,15 +177,43 @@ def test_a_run_stops_at_its_budget_and_says_how_many_requests_it_left(admin_clie
     assert (figures["requests"], figures["graphs"], "left" in figures) == (3, 6, False)
 
 
-def test_beat_runs_the_warming_ahead_of_each_5_minute_window_and_once_pages_see_it(settings):
+def test_beat_runs_the_warming_ahead_of_each_5_minute_window_once_pages_see_it_and_after(settings):
     from monitor.celery import app
 
-    ahead, after = (settings.CELERY_BEAT_SCHEDULE[name] for name in ("graphs-warm-ahead", "graphs-warm-viewed"))
+    names = ("graphs-warm-ahead", "graphs-warm-viewed", "graphs-warm-since")
+    ahead, after, since = (settings.CELERY_BEAT_SCHEDULE[name] for name in names)
     assert ahead["schedule"].minute == {m for m in range(60) if m % 5 == 1}
     assert WRITE_GRACE_S > 60  # a minute after the window, pages still see the one before
     assert after["schedule"].minute == {m for m in range(60) if m % 5 == WRITE_GRACE_S // 60}
+    assert since["schedule"].minute == {m for m in range(60) if m % 5 in (3, 4)}
+    assert since["options"]["expires"] < 60  # a run late by a minute would be the next one's
     app.loader.import_default_modules()
-    assert ahead["task"] == after["task"] and after["task"] in app.tasks
+    assert ahead["task"] == after["task"] == since["task"] and after["task"] in app.tasks
+
+
+def test_a_page_first_viewed_after_the_run_is_read_as_at_the_next_window_by_a_run_after_it(admin_client, page, influx):  # noqa: F811
+    services.redis_client().delete(viewed.KEY)
+    forget_runs()
+    ended, _, visible = moments()
+    polled(page["device"], ended + 30)
+    early = query(page["graphs"][:6], range="1d", points="300", shape="columns")
+    assert admin_client.get("/api/series", early).status_code == 200
+    figures = warm_viewed(now=visible)  # the run once pages see the window: the page viewed before it
+    assert (figures["requests"], figures["next"]) == (1, 1)
+
+    late = query(page["graphs"], range="1d", points="300", p95="later", shape="columns")  # opened after that run
+    assert admin_client.get("/api/series", late).status_code == 200
+    figures = warm_viewed(now=ended + 180)  # a run after it reads only what no run has
+    assert (figures["requests"], figures["next"], figures["graphs"]) == (1, 1, len(page["graphs"]))
+    figures = warm_viewed(now=ended + 240)  # and the next run nothing
+    assert (figures["requests"], figures["next"]) == (0, 0)
+
+    before = influx_queries(influx)
+    turned = as_at(late, ended + 301)  # the range's start has moved on: read ahead, so cached
+    assert influx_queries(influx) == before
+    empty_cache()
+    assert as_at(late, ended + 301) == turned  # the same numbers as read cold
+    assert influx_queries(influx) > before
 
 
 def test_the_run_ahead_rests_as_long_as_each_read_took_unless_that_would_miss_its_deadline():

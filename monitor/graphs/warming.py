@@ -5,12 +5,13 @@ A live range's whole windows change twice a window: its end moves on when pages 
 (`cache.WRITE_GRACE_S` after the window's end), its start at the next window's end. The run before the first
 moment ("ahead") reads, as at that moment, the requests whose every device has polled since the window's end (so
 the window is written); the run at that moment reads those it left (a device not yet polled, a run that found no
-worker), then every request once more as at the next window's end. So at both moments the answers are already
-cached and no viewer waits for InfluxDB."""
+worker), then every request once more as at the next window's end; the runs a minute and two later read as at
+that end the requests viewed since (a page opened after the run at that moment). Each request is claimed in Redis
+before it is read, so no two runs read it for the same moment. So at both moments the answers are already cached
+and no viewer waits for InfluxDB."""
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import math
 import time
@@ -31,7 +32,8 @@ from monitor.timeseries import tiers
 from monitor.timeseries.cache import WRITE_GRACE_S
 
 log = logging.getLogger(__name__)
-DONE = "monitor:warmed:{}"  # the requests read ahead for a window (by its end), so the run after skips them
+DONE = "monitor:warmed:{}"  # the requests read for a window (by its end) as at the moment pages see it
+NEXT = "monitor:warmed-next:{}"  # ... and those read as at the next window's end
 SLACK_S = 1.0  # a poll's samples are timed after its start; its lines are flushed before its row is saved
 MARGIN_S = 5  # the run ahead ends its reading this long before pages see the window
 
@@ -39,20 +41,19 @@ MARGIN_S = 5  # the run ahead ends its reading this long before pages see the wi
 def warm_viewed(now: float | None = None) -> dict[str, float]:
     """Read each recently viewed batch (newest first) once more, as at the next moment its answer changes: ahead of
     its newest window's visibility for the requests whose devices have written it; after that, as at `now` (epoch
-    seconds, default now) those left, then all once more as at the next window's end, when the ranges' starts
-    move on. At most MONITOR_WARM_BUDGET_S (those left are the pages viewed longest ago); one that fails is
-    counted and skipped, never raised."""
+    seconds, default now) those not read yet, then all once more as at the next window's end, when the ranges'
+    starts move on (a later run in the window reads only what no run has). At most MONITOR_WARM_BUDGET_S (those
+    left are the pages viewed longest ago); one that fails is counted and skipped, never raised."""
     run = Run(time.monotonic(), time.time() if now is None else now, paced=now is None)
     try:
         requests = viewed.recent(now)
-        done = DONE.format(run.ended)
+        done, upcoming = DONE.format(run.ended), NEXT.format(run.ended)
         if run.moment < run.ended + WRITE_GRACE_S:  # the ranges' ends move on when pages see the window
-            run.figures["waiting"] = len(run.ahead(requests, run.ended + WRITE_GRACE_S, "requests", note=done))
+            run.figures["waiting"] = len(run.ahead(requests, run.ended + WRITE_GRACE_S, "requests", claim=done))
         else:
-            already = {query.decode(errors="replace") for query in services.redis_client().smembers(done)}
-            rest = [params for params in requests if params.urlencode() not in already]
-            run.read(rest, None if now is None else datetime.fromtimestamp(now, timezone.utc), "requests")
-            run.ahead(requests, run.ended + run.step_s + 1, "next")  # their starts move on at the next window's end
+            at = None if now is None else datetime.fromtimestamp(now, timezone.utc)
+            run.read(requests, at, "requests", claim=done)
+            run.ahead(requests, run.ended + run.step_s + 1, "next", claim=upcoming)  # their starts move on then
     except Exception as exc:  # Redis or the database away: nothing (more) to warm this time
         log.warning("warming: viewed pages unavailable: %s", type(exc).__name__)
     run.figures["seconds"] = time.monotonic() - run.started
@@ -73,10 +74,10 @@ class Run:
         self.figures: dict[str, float] = {"requests": 0, "next": 0, "graphs": 0, "failed": 0, "seconds": 0.0}
         self.access = Access.server()
 
-    def ahead(self, requests: list[QueryDict], at_s: float, count: str, note: str | None = None) -> list[QueryDict]:
+    def ahead(self, requests: list[QueryDict], at_s: float, count: str, claim: str) -> list[QueryDict]:
         """Read as at `at_s` (epoch seconds, ahead) the requests whose devices have written the newest window, paced
         (on the real clock) to end before then; those whose device finished a poll during a first pass in a second;
-        each one read is noted in the Redis set `note`, if given. Returns those still waiting."""
+        each one claimed in the Redis set `claim` first. Returns those still waiting."""
         deadline = None
         if self.paced:  # viewers share the machine with the run meanwhile
             budget_end = self.started + settings.MONITOR_WARM_BUDGET_S - MARGIN_S
@@ -84,7 +85,7 @@ class Run:
         at = datetime.fromtimestamp(at_s, timezone.utc)
         for _ in range(2):
             ready, requests = _ready(requests, self.ended)
-            self.read(ready, at, count, deadline, note)
+            self.read(ready, at, count, claim, deadline)
             if not ready or not requests:
                 break
         return requests
@@ -94,11 +95,11 @@ class Run:
         requests: list[QueryDict],
         at: datetime | None,
         count: str,
+        claim: str,
         deadline: float | None = None,
-        note: str | None = None,
     ) -> None:
         """Read `requests` as at `at` within the run's budget (counted in figures[count]), paced up to `deadline`
-        (monotonic seconds) if given, each one read noted in the Redis set `note` if given."""
+        (monotonic seconds) if given; each is claimed in the Redis set `claim` first, and skipped if a run has."""
         took: list[float] = []
         for index, params in enumerate(requests):
             if time.monotonic() - self.started > settings.MONITOR_WARM_BUDGET_S:  # the rest is read when viewed
@@ -106,25 +107,25 @@ class Run:
                 self.figures["left"] = self.figures.get("left", 0) + left
                 log.warning("warming: %d requests left unread after %d s", left, settings.MONITOR_WARM_BUDGET_S)
                 break
+            if not _claim(claim, params.urlencode(), 2 * self.step_s):
+                continue
             began = time.monotonic()
-            if self._one(params, at, count) and note is not None:
-                _note(note, params.urlencode(), 2 * self.step_s)  # at once: a run after that starts meanwhile skips it
+            self._one(params, at, count)
             took.append(time.monotonic() - began)
             if deadline is not None:
                 time.sleep(pause(took, len(requests) - index - 1, deadline - time.monotonic()))
 
-    def _one(self, params: QueryDict, at: datetime | None, count: str) -> bool:
-        """Read one request; whether it was read (one that fails is counted once a run and logged)."""
+    def _one(self, params: QueryDict, at: datetime | None, count: str) -> None:
+        """Read one request (one that fails is counted once a run and logged, and read when viewed)."""
         try:
             data = batch(self.access, params, at)
         except BadRequest as exc:  # a graph deleted since, InfluxDB not answering: the page reads it when viewed
             self.figures["failed"] += count == "requests"
             log.info("warming: a viewed request was not read again: %s", exc)
-            return False
+            return
         self.figures[count] += 1
         if count == "requests":
             self.figures["graphs"] += len(data["graphs"]) + len(data["aggregates"])
-        return True
 
 
 def pause(took: list[float], remaining: int, until_deadline: float) -> float:
@@ -137,13 +138,17 @@ def pause(took: list[float], remaining: int, until_deadline: float) -> float:
     return max(0.0, min(took[-1], room / (remaining + 1)))
 
 
-def _note(key: str, query: str, keep_s: int) -> None:
-    """Remember a request the run ahead read, for the run after it (kept `keep_s`: not asked after that)."""
-    with contextlib.suppress(Exception):  # Redis away: the run after reads it again, nothing worse
+def _claim(key: str, query: str, keep_s: int) -> bool:
+    """Whether this run reads `query` for the moment of the Redis set `key` (kept `keep_s`): false when another run
+    of the window has claimed it; true when Redis is away (read twice rather than not at all)."""
+    try:
         pipe = services.redis_client().pipeline(transaction=False)
         pipe.sadd(key, query)
         pipe.expire(key, keep_s)
-        pipe.execute()
+        added, _ = pipe.execute()
+    except Exception:
+        return True
+    return bool(added)
 
 
 def _ready(requests: list[QueryDict], ended: float) -> tuple[list[QueryDict], list[QueryDict]]:
