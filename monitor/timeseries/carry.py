@@ -14,7 +14,8 @@ from datetime import datetime, timedelta, timezone
 
 from monitor.timeseries import assemble, cache
 from monitor.timeseries.flux import Plot
-from monitor.timeseries.gather import Piece, gather_pieces, means_kept, reads_last
+from monitor.timeseries.gather import gather_pieces
+from monitor.timeseries.pieces import Piece, means_kept, reads_last
 from monitor.timeseries.plan import Layout, Window
 
 # Cached windows live two windows (cache.set_many): the range one or two windows earlier may still be there.

@@ -1,5 +1,5 @@
-"""The one Flux script that reads a batch of graphs from one tier: windows, and the figures of the whole range
-behind their legends."""
+"""The one read of a batch of graphs from one tier: windows, and the figures of the whole range behind their
+legends. Flux, but for a rollup tier's windows read as stored (monitor.timeseries.influxql)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from operator import itemgetter
 
+from monitor.timeseries import influxql
 from monitor.timeseries.client import run
 from monitor.timeseries.flux import (
     Params,
@@ -22,14 +23,8 @@ from monitor.timeseries.flux import (
     window,
 )
 from monitor.timeseries.lookup import Lookup
+from monitor.timeseries.pieces import EVERY_INSTANCE_AT, Piece, means_kept, reads_of
 from monitor.timeseries.plan import Layout, Window
-
-# A batch with this many instances (ports...) of one device and template reads all of that device's instances
-# (a batch of most of a switch's ports: the extra series cost less than a predicate naming each port).
-EVERY_INSTANCE_AT = 48
-# Tiers whose windows keep their mean (collectors/rollup.py): a chart of one window a point reads it, one column
-# instead of sums and counts, and the range's Σ sum and Σ count as two numbers (a third fewer rows to send and read).
-MEANS_KEPT = ("5m",)
 
 
 def _predicate(plots: list[Plot], suffix: str, bind: Params, lookup: Lookup, only_totals: bool = False) -> str:
@@ -54,18 +49,6 @@ def _predicate(plots: list[Plot], suffix: str, bind: Params, lookup: Lookup, onl
 
 def _fields(plot: Plot) -> list[str]:
     return list(plot.template.fields)
-
-
-@dataclass(frozen=True)
-class Piece:
-    """One range of a rollup tier's read: its windows, the figures of the range behind a legend, or both; `tail`:
-    raw samples after the newest window stand for its last value (no last() read); `lowest`: the minimum alone."""
-
-    span: Window
-    windows: bool = True
-    figures: bool = True
-    tail: bool = False
-    lowest: bool = False
 
 
 def gather(plots: list[Plot], span: Window, shape: Layout, interval: int, detail: bool, tail: bool = False) -> dict:
@@ -102,8 +85,16 @@ def gather(plots: list[Plot], span: Window, shape: Layout, interval: int, detail
 
 
 def gather_pieces(plots: list[Plot], shape: Layout, detail: bool, pieces: dict[str, Piece]) -> dict[str, dict]:
-    """One script reading ranges of a rollup tier (each window's Σ sum / Σ count or stored mean, max and maybe
-    min; the range's figures): {piece name: {(plot key, field): {result name: rows}}}."""
+    """One request reading ranges of a rollup tier (each window's Σ sum / Σ count or stored mean, max and maybe
+    min; the range's figures): {piece name: {(plot key, field): {result name: rows}}}. Windows as stored are
+    InfluxQL's, windows of several stored ones Flux's (monitor.timeseries.influxql says why)."""
+    if means_kept(shape):
+        return influxql.read_stored(plots, shape, detail, pieces)
+    return flux_pieces(plots, shape, detail, pieces)
+
+
+def flux_pieces(plots: list[Plot], shape: Layout, detail: bool, pieces: dict[str, Piece]) -> dict[str, dict]:
+    """`gather_pieces` in one Flux script, whatever the shape (aggregateWindow over each window)."""
     bind, lookup, preds = Params(), Lookup(), {}
     bucket = bind(shape.tier.bucket)
     keep, untimed = keep_columns(plots), keep_columns(plots, timed=False)
@@ -128,17 +119,6 @@ def gather_pieces(plots: list[Plot], shape: Layout, detail: bool, pieces: dict[s
         if piece.windows:
             _timed(out[name], piece.span, shape.every_s)
     return out
-
-
-def means_kept(shape: Layout) -> bool:
-    """Whether a chart's points are each one window of a tier that keeps its windows' means."""
-    return shape.every_s == shape.tier.step_s and shape.tier.name in MEANS_KEPT
-
-
-def reads_last(shape: Layout, tail: bool) -> bool:
-    """Whether a rollup read takes last() of sums and counts for the legend's current value: not where a point is
-    one window (the newest point is it) or where raw samples after the newest window stand for it (`tail`)."""
-    return shape.every_s != shape.tier.step_s and not tail
 
 
 def _timed(found: dict, span: Window, every_s: int) -> None:
@@ -166,29 +146,11 @@ class Reads:
 
 
 def _rollup_chains(reads: Reads, shape: Layout, detail: bool, piece: Piece) -> list[str]:
-    """A piece's chains: windows (the stored mean where a point is one window of a tier that keeps it), figures."""
-    pred, script = reads.pred, []
-    minima = pred("_min")
-    if piece.lowest:
-        return [reads.chain(minima, "|> min()", "lo")]
-    sums, counts, maxima = pred("_sum"), pred("_count"), pred("_max")
-    means = means_kept(shape)
-    if piece.windows and means:
-        script.append(reads.chain(pred("_mean"), window("max"), "wmean"))  # the window's one stored mean
-    elif piece.windows:
-        script += [reads.chain(sums, window("sum"), "wsum"), reads.chain(counts, window("sum"), "wcount")]
-    if piece.windows:
-        script.append(reads.chain(maxima, window("max"), "wmax"))
-        if detail:
-            script.append(reads.chain(minima, window("min"), "wmin"))
-    if not piece.figures:
-        return script
-    if means or not piece.windows:  # the range's Σ sum and Σ count, where no windows' sums give them
-        script += [reads.chain(sums, "|> sum()", "ssum"), reads.chain(counts, "|> sum()", "scount")]
-    script.append(reads.chain(minima, "|> min()", "lo"))
-    if reads_last(shape, piece.tail):
-        script += [reads.chain(sums, "|> last()", "lastsum", True), reads.chain(counts, "|> last()", "lastcount", True)]
-    totals = pred("_total", only_totals=True)
-    if totals:
-        script.append(reads.chain(totals, "|> sum()", "total"))
+    """A piece's chains (pieces.reads_of): an aggregate per window, or over the range."""
+    script = []
+    for read in reads_of(shape, detail, piece):
+        predicate = reads.pred(read.suffix, only_totals=read.name == "total")
+        if predicate:
+            tail = window(read.fn) if read.windowed else f"|> {read.fn}()"
+            script.append(reads.chain(predicate, tail, read.name, timed=read.name.startswith("last")))
     return script
