@@ -172,18 +172,44 @@ def test_a_devices_newest_samples_are_read_once_per_poll(admin_client, page, inf
 
     device, traffic = page["device"], [g for g in page["graphs"] if g.template == "traffic"]
     Device.objects.filter(pk=device.pk).update(last_poll_at=timezone.now())
-    batch(admin_client, traffic[:8], range="1d", points="300", p95="later", shape="columns")
+    batch(admin_client, traffic[:10], range="1d", points="300", p95="later", shape="columns")  # more than a screen
     before = influx_queries(influx)
-    batch(admin_client, traffic[8:], range="1d", points="300", p95="later", shape="columns")
+    batch(admin_client, traffic[10:], range="1d", points="300", p95="later", shape="columns")
     assert influx_queries(influx) - before == 1  # their windows; the device's edges were read with the first
     again = influx_queries(influx)
-    shown = batch(admin_client, traffic[8:], range="1d", points="300", p95="later", shape="columns")
+    shown = batch(admin_client, traffic[10:], range="1d", points="300", p95="later", shape="columns")
     assert influx_queries(influx) == again  # windows and edges cached: nothing read
-    port = traffic[8]
+    port = traffic[10]
     assert shown["graphs"][str(port.pk)]["series"][0]["stats"]["current"] != pytest.approx(123e6)
     history = HistoryWriter(services.influx_writer())
     port_polls(history, str(device.pk), port.instance, [time.time() - 1], lambda t: 123e6, 60)
     history.close(time.time() - 1)
     Device.objects.filter(pk=device.pk).update(last_poll_at=timezone.now())  # the poll's row, after its samples
-    fresh = batch(admin_client, traffic[8:], range="1d", points="300", p95="later", shape="columns")
+    fresh = batch(admin_client, traffic[10:], range="1d", points="300", p95="later", shape="columns")
     assert fresh["graphs"][str(port.pk)]["series"][0]["stats"]["current"] == pytest.approx(123e6)
+
+
+def test_a_first_screen_reads_its_own_graphs_tails_and_the_page_the_devices(admin_client, page, influx):
+    device = page["device"]
+    device.last_poll_at = timezone.now()  # polled: its newest samples are cached by poll
+    device.save(update_fields=["last_poll_at"])
+    first_screen, request = page["graphs"][:6], page["graphs"][:20]
+    query = {"range": "1y", "p95": "later", "shape": "columns"}
+    before = influx_queries(influx)
+    alone = batch(admin_client, first_screen, **query)
+    assert influx_queries(influx) - before == 2  # their hourly windows; the hour since, of their series only
+    before = influx_queries(influx)
+    batch(admin_client, first_screen, **query)
+    assert influx_queries(influx) - before == 1  # windows cached; a first screen's own tails are not
+    before = influx_queries(influx)
+    together = batch(admin_client, request, **query)
+    assert influx_queries(influx) - before == 2  # 14 more graphs' windows; the whole device's hour, cached
+    before = influx_queries(influx)
+    batch(admin_client, first_screen, **query)
+    assert influx_queries(influx) - before == 0
+    for graph in first_screen:
+        mine, theirs = alone["graphs"][str(graph.pk)], together["graphs"][str(graph.pk)]
+        assert mine["series"] == theirs["series"]
+    traffic = alone["graphs"][str(first_screen[0].pk)]["series"][0]
+    assert 1e6 <= traffic["stats"]["current"] <= 2e6  # port 1's newest sample (1 Mbit/s, rising over the hour)
+    assert traffic["cols"]["t"][-1] >= (time.time() - 3600) * 1000  # the hour since the newest hourly window

@@ -6,20 +6,24 @@ of what a warm request cost (docs/performance.md).
 - The head lies in the window before the first whole one, which is history: it is cached by that window.
 - The tail of a range that ends now changes with every poll: it is cached by the device's newest poll (the caller
   says which that is), so the next poll's samples are read as soon as the device row says they were written.
-- A range that ends in the past is read as asked, uncached (zoomed views)."""
+- A range that ends in the past is read as asked, uncached (zoomed views).
+- A page's first screen (a request of a few graphs) whose device's tail is not cached yet reads its own graphs'
+  tails only: a device's hour of samples (a year's chart ends with the newest hourly window) is 38,000 values,
+  and the first screen waited for them; the page's next requests read and cache the whole device's."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime, timedelta
 
-from monitor.timeseries import cache, tiers
-from monitor.timeseries.client import Table, run
+from monitor.timeseries import cache, influxql, tiers
+from monitor.timeseries.client import Table
 from monitor.timeseries.flux import Params, Plot
 from monitor.timeseries.lookup import Lookup
 
 LIVE_S = 5  # a range ending this close to now ends "now": its tail is cached by poll
 TTL_S = 600  # a tail cached by poll is dropped after this anyway (a device that stopped polling)
+FEW = 8  # a request of at most this many graphs of a device reads their own tails when the device's is not cached
 
 
 def read(
@@ -50,40 +54,66 @@ def read(
         live = until >= now - timedelta(seconds=LIVE_S)
         if live and version is not None:
             key = ("tail", device, end.timestamp(), interval, version)
-            tables += _cached(key, device, end - before, now + timedelta(seconds=LIVE_S), "tail")
+            mine = [plot for plot in plots if plot.members[0].device == device]
+            few = mine if len(mine) <= FEW else None
+            tables += _cached(key, device, end - before, now + timedelta(seconds=LIVE_S), "tail", few)
         else:
             tables += _device(device, end - before, until, "tail")
     return lookup.index(tables)
 
 
-def _cached(parts: tuple, device: str, since: datetime, until: datetime, name: str) -> list[Table]:
+def _cached(
+    parts: tuple, device: str, since: datetime, until: datetime, name: str, few: list[Plot] | None = None
+) -> list[Table]:
+    """The device's samples cached under `parts`, else read (and cached); `few`: not cached, read only theirs."""
     key = cache.key("edges", tiers.tiers()[0].bucket, *parts)
     found = cache.get_many([key]).get(key)
+    if found is None and few:
+        answers = influxql.query(tiers.tiers()[0].bucket, *_statements(few, device, since, until))
+        return _tables([series for answer in answers for series in answer], name)
     if found is None:
         found = _device(device, since, until, name)
         cache.set_many({key: found}, TTL_S, windows=1)
     return found
 
 
-def _device(device: str, since: datetime, until: datetime, name: str) -> list[Table]:
-    """Every raw series of one device between two moments (one storage read), as tables named `name`."""
+def _statements(plots: list[Plot], device: str, since: datetime, until: datetime) -> tuple[list[str], dict]:
+    """One statement per measurement (and filters) of these graphs, their instances only, and its parameters."""
+    groups: dict[tuple, set[str]] = {}
+    for plot in plots:
+        template = plot.template
+        group = (template.measurement, template.instance_tag, tuple(sorted(template.filters.items())))
+        groups.setdefault(group, set()).add(plot.members[0].instance)
     bind = Params()
-    bucket, who = bind(tiers.tiers()[0].bucket), bind(device)
-    script = (
-        f"from(bucket: {bucket}) |> range(start: e_start, stop: e_stop)\n"
-        f"  |> filter(fn: (r) => r.device == {who})\n"
-        f'  |> keep(columns: ["_time", "_value", "_field", "_measurement", "device", {_tags()}])'
-        f' |> yield(name: "{name}")\n'
-    )
-    return run(script, {"e_start": since, "e_stop": until} | bind.values)
+    bounds = [f"time >= ${bind(int(since.timestamp() * 1e9))}", f"time < ${bind(int(until.timestamp() * 1e9))}"]
+    statements = []
+    for (measurement, tag, filters), instances in groups.items():
+        terms = [f'"device" = ${bind(device)}']
+        if tag:
+            terms.append("(" + " OR ".join(f"{influxql.identifier(tag)} = ${bind(i)}" for i in sorted(instances)) + ")")
+        terms += [f"{influxql.identifier(k)} = ${bind(v)}" for k, v in filters] + bounds
+        source = influxql.identifier(measurement)  # names from the templates (code); values bound
+        statements.append(f"SELECT * FROM {source} WHERE {' AND '.join(terms)} GROUP BY *")  # noqa: S608
+    return statements, bind.values
 
 
-def _tags() -> str:
-    """Every tag the graph templates identify a series by (their instance tags and filters)."""
-    from monitor.timeseries.templates import TEMPLATES
+def _device(device: str, since: datetime, until: datetime, name: str) -> list[Table]:
+    """Every raw series of one device between two moments (one InfluxQL statement: JSON arrays of values, where
+    Flux's CSV repeated each series' tags on every sample), as tables named `name`."""
+    statement = 'SELECT * FROM /.*/ WHERE "device" = $device AND time >= $since AND time < $until GROUP BY *'
+    bounds = {"since": int(since.timestamp() * 1e9), "until": int(until.timestamp() * 1e9)}
+    (found,) = influxql.query(tiers.tiers()[0].bucket, [statement], {"device": device} | bounds)
+    return _tables(found, name)
 
-    names: dict[str, None] = {}
-    for template in TEMPLATES.values():
-        for tag in ([template.instance_tag] if template.instance_tag else []) + sorted(template.filters):
-            names[tag] = None
-    return ", ".join(f'"{tag}"' for tag in names)
+
+def _tables(found: list, name: str) -> list[Table]:
+    """InfluxQL's series (a column per field) as one table per field, named `name`, without empty values."""
+    tables = []
+    for series in found:
+        group = dict(series.get("tags") or {}) | {"_measurement": series["name"]}
+        columns = list(zip(*series["values"], strict=True))
+        for field, values in zip(series["columns"][1:], columns[1:], strict=True):
+            rows = [(t, float(v)) for t, v in zip(columns[0], values, strict=True) if v is not None]
+            if rows:
+                tables.append(Table(name, group | {"_field": field}, rows))
+    return tables
