@@ -84,25 +84,20 @@ def _statements(plots: list[Plot], device: str, since: datetime, until: datetime
         template = plot.template
         group = (template.measurement, template.instance_tag, tuple(sorted(template.filters.items())))
         groups.setdefault(group, set()).add(plot.members[0].instance)
-    bind = Params()
-    bounds = [f"time >= ${bind(int(since.timestamp() * 1e9))}", f"time < ${bind(int(until.timestamp() * 1e9))}"]
-    statements = []
+    bind, statements = Params(), []
     for (measurement, tag, filters), instances in groups.items():
-        terms = [f'"device" = ${bind(device)}']
-        if tag:
-            terms.append("(" + " OR ".join(f"{influxql.identifier(tag)} = ${bind(i)}" for i in sorted(instances)) + ")")
-        terms += [f"{influxql.identifier(k)} = ${bind(v)}" for k, v in filters] + bounds
+        condition = influxql.where(bind, device, since, until, tag, sorted(instances), filters)
         source = influxql.identifier(measurement)  # names from the templates (code); values bound
-        statements.append(f"SELECT * FROM {source} WHERE {' AND '.join(terms)} GROUP BY *")  # noqa: S608
+        statements.append(f"SELECT * FROM {source} WHERE {condition} GROUP BY *")  # noqa: S608
     return statements, bind.values
 
 
 def _device(device: str, since: datetime, until: datetime, name: str) -> list[Table]:
     """Every raw series of one device between two moments (one InfluxQL statement: JSON arrays of values, where
     Flux's CSV repeated each series' tags on every sample), as tables named `name`."""
-    statement = 'SELECT * FROM /.*/ WHERE "device" = $device AND time >= $since AND time < $until GROUP BY *'
-    bounds = {"since": int(since.timestamp() * 1e9), "until": int(until.timestamp() * 1e9)}
-    (found,) = influxql.query(tiers.tiers()[0].bucket, [statement], {"device": device} | bounds)
+    bind = Params()
+    statement = f"SELECT * FROM /.*/ WHERE {influxql.where(bind, device, since, until)} GROUP BY *"  # noqa: S608
+    (found,) = influxql.query(tiers.tiers()[0].bucket, [statement], bind.values)
     return _tables(found, name)
 
 

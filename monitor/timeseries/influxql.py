@@ -8,6 +8,8 @@ parameters ($name), never written into the text."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
+from datetime import datetime
 
 import orjson
 from influxdb_client.rest import ApiException
@@ -23,6 +25,25 @@ Series = dict  # {"name": measurement, "tags": {...}, "columns": [...], "values"
 def identifier(name: str) -> str:
     """A measurement, field, tag or alias name quoted for InfluxQL."""
     return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def where(
+    bind: Params,
+    device: str,
+    since: datetime,
+    until: datetime,
+    tag: str | None = None,
+    instances: Iterable[str] = (),
+    filters: Iterable[tuple[str, str]] = (),
+) -> str:
+    """A WHERE condition: one device's series (of these instances of `tag`, with these tag filters) from `since` to
+    `until`; every value bound as a $parameter."""
+    terms = [f'"device" = ${bind(device)}']
+    if tag:
+        terms.append("(" + " OR ".join(f"{identifier(tag)} = ${bind(name)}" for name in instances) + ")")
+    terms += [f"{identifier(name)} = ${bind(value)}" for name, value in filters]
+    terms += [f"time >= ${bind(int(since.timestamp() * 1e9))}", f"time < ${bind(int(until.timestamp() * 1e9))}"]
+    return " AND ".join(terms)
 
 
 def query(database: str, statements: list[str], params: dict[str, object]) -> list[list[Series]]:
@@ -105,18 +126,13 @@ def _statement(members: list[Plot], reads: list[Read], span: Window, bind: Param
             )
     if not columns:
         return ""
-    terms = [f'"device" = ${bind(first.device)}']
-    tag = template.instance_tag
-    if tag and len(members) < EVERY_INSTANCE_AT:
-        names = dict.fromkeys(plot.members[0].instance for plot in members)
-        terms.append("(" + " OR ".join(f"{identifier(tag)} = ${bind(n)}" for n in names) + ")")
-    terms += [f"{identifier(k)} = ${bind(v)}" for k, v in sorted(template.filters.items())]
-    start, stop = int(span.start.timestamp() * 1e9), int(span.end.timestamp() * 1e9)
-    terms += [f"time >= ${bind(start)}", f"time < ${bind(stop)}"]
-    group = f" GROUP BY {identifier(tag)}" if tag else ""
+    tag = template.instance_tag if len(members) < EVERY_INSTANCE_AT else None  # else every instance of the device
+    instances = dict.fromkeys(plot.members[0].instance for plot in members)
+    condition = where(bind, first.device, span.start, span.end, tag, instances, sorted(template.filters.items()))
+    group = f" GROUP BY {identifier(template.instance_tag)}" if template.instance_tag else ""
     source = identifier(template.measurement)
     # Names are quoted identifiers from the templates (code); every value is a bound $parameter.
-    return f"SELECT {', '.join(columns)} FROM {source} WHERE {' AND '.join(terms)}{group}"  # noqa: S608
+    return f"SELECT {', '.join(columns)} FROM {source} WHERE {condition}{group}"  # noqa: S608
 
 
 def _sort(out: dict, members: list[Plot], series: list, start_ms: int) -> None:
