@@ -470,16 +470,15 @@ def api_urls(stored: dict) -> list[str]:
     ]
 
 
-def influx_queries(influx) -> float:
-    """How many queries (Flux and InfluxQL) InfluxDB has answered (its own /metrics counter): proof of what reached
-    it."""
+def influx_queries(influx, paths: tuple[str, ...] = ("/api/v2/query", "/query")) -> float:
+    """How many queries InfluxDB has answered on these paths (Flux's and InfluxQL's by default; its own /metrics
+    counter): proof of what reached it."""
     import urllib.request
 
     with urllib.request.urlopen(f"{influx.url}/metrics", timeout=10) as response:
         text = response.read().decode()
     lines = re.findall(r"^http_api_requests_total\{([^}]*)\} (\S+)$", text, re.M)
-    paths = ('path="/api/v2/query"', 'path="/query"')
-    return sum(float(value) for labels, value in lines if any(path in labels for path in paths))
+    return sum(float(value) for labels, value in lines if any(f'path="{path}"' in labels for path in paths))
 
 
 def assert_clear(response) -> None:

@@ -17,21 +17,11 @@ from monitor.timeseries.flux import Member, Plot
 from monitor.timeseries.history import HistoryWriter
 from monitor.timeseries.plan import Window, layout
 from monitor.timeseries.templates import TEMPLATES
+from tests.test_bad_input import influx_queries
 
 pytestmark = pytest.mark.django_db
 DAY = 86400
 HOSTILE = "2/x\" OR 'a'='a'; DROP MEASUREMENT interface; --"
-
-
-def influx_requests(influx, path: str) -> float:
-    """How many requests InfluxDB has answered on `path` (its own /metrics counter)."""
-    import re
-    import urllib.request
-
-    with urllib.request.urlopen(f"{influx.url}/metrics", timeout=10) as response:
-        text = response.read().decode()
-    lines = re.findall(r"^http_api_requests_total\{([^}]*)\} (\S+)$", text, re.M)
-    return sum(float(value) for labels, value in lines if f'path="{path}"' in labels)
 
 
 @pytest.fixture
@@ -88,10 +78,10 @@ def test_a_days_stored_windows_read_in_influxql_equal_flux_in_one_request(day, i
         "head": pieces.Piece(Window(start, start + timedelta(hours=3), 300, now), figures=False),
         "lowest": pieces.Piece(whole, lowest=True),
     }
-    before = influx_requests(influx, "/query"), influx_requests(influx, "/api/v2/query")
+    before = influx_queries(influx, ("/query",)), influx_queries(influx, ("/api/v2/query",))
     mine = gather.gather_pieces(plots, shape, True, asked)
-    assert influx_requests(influx, "/query") - before[0] == 1  # every piece of every graph: one request
-    assert influx_requests(influx, "/api/v2/query") - before[1] == 0
+    assert influx_queries(influx, ("/query",)) - before[0] == 1  # every piece of every graph: one request
+    assert influx_queries(influx, ("/api/v2/query",)) - before[1] == 0
     theirs = gather.flux_pieces(plots, shape, True, asked)
     for plot in plots:
         for name in ("range", "head"):
