@@ -12,6 +12,10 @@ import orjson
 
 TIERS = (("5m", 300), ("1h", 3600))
 FIVE, HOUR = 300, 3600
+# A closed hour is written by the first poll this long after its end, not with the 5-minute windows closed at
+# the hour: those are written in the minute after it, and both at once doubled that minute's writes (at 2,000
+# switches InfluxDB then answered pages in 1-2 s and polls waited up to 35 s; docs/performance.md scenario 8).
+HOUR_WRITE_DELAY_S = 150
 # Fields whose legend shows a total (rate x the sample's own interval): kept as `<field>_total` in each window.
 TOTALS: Mapping[str, frozenset[str]] = {"interface": frozenset(("in_bps", "out_bps"))}
 _NONE: frozenset[str] = frozenset()
@@ -60,7 +64,8 @@ class Windows:
     and the hours: {series: {field: [min, max, sum, count, total]}}.
 
     `add` takes a poll's samples; a sample in a later window closes the series' current one first (lines go to
-    `out`, per tier); `close_due` closes what ended before a moment even when no sample came (a failed poll).
+    `out`, per tier), and a sample `HOUR_WRITE_DELAY_S` after an hour's end closes that hour; `close_due` closes
+    what ended before a moment even when no sample came (a failed poll).
     The hours are needed only when a 5-minute window closes (one poll in five at 60 s): until then they stay the
     JSON text they were stored as, neither parsed nor written again (half of what a poll would read).
     """
@@ -94,15 +99,13 @@ class Windows:
         if entry is None:
             entry = self.series[key] = [t - t % FIVE, t - t % HOUR, {}]
         elif t >= entry[0] + FIVE:
-            want = totals.get(measurement, _NONE)
-            self._close_five(key, entry, out, want)
-            hour = t - t % HOUR
-            if hour != entry[1]:
-                self._close_hour(key, entry, out, want)
-                entry[1] = hour
+            self._close_five(key, entry, out, totals.get(measurement, _NONE))
             entry[0] = t - t % FIVE
         elif t < entry[0]:
             return  # older than the open window (a clock step back): raw only
+        if t >= entry[1] + HOUR + HOUR_WRITE_DELAY_S:  # the hour before, its windows folded in, is due
+            self._close_hour(key, entry, out, totals.get(measurement, _NONE))
+            entry[1] = t - t % HOUR
         accs = entry[2]
         with_total = totals.get(measurement, _NONE)
         for name, value in fields.items():

@@ -6,7 +6,7 @@ import orjson
 import pytest
 
 from collectors.lineprotocol import series_key
-from collectors.rollup import Windows, sample_weight
+from collectors.rollup import HOUR_WRITE_DELAY_S, Windows, sample_weight
 from collectors.samples import CounterState, Sample
 
 KEY = "interface,device=1,port=1/g1"
@@ -22,8 +22,10 @@ def fields_of(line: str) -> tuple[str, dict[str, float], int]:
     return series, parsed, int(stamp)
 
 
-def feed(windows: Windows, points: list[tuple[float, float]], interval: float = 60.0) -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
+def feed(
+    windows: Windows, points: list[tuple[float, float]], interval: float = 60.0, out: dict | None = None
+) -> dict[str, list[str]]:
+    out = {} if out is None else out
     for t, value in points:
         windows.add(KEY, "interface", t, {"in_bps": value, "speed_bps": 10}, interval, out)
     return out
@@ -57,6 +59,52 @@ def test_an_hour_is_exactly_its_windows_whatever_their_sample_counts():
     assert stats["in_bps_sum"] / stats["in_bps_count"] == pytest.approx(3000 / 41)  # not the mean of 12 means
     assert (stats["in_bps_min"], stats["in_bps_max"]) == (0.0, 100.0)
     assert len(out["5m"]) == 12 and "in_bps_mean" not in stats  # hourly windows keep no mean
+
+
+def test_an_hour_is_written_by_the_first_poll_its_delay_after_its_end_not_with_the_windows_closed_at_the_hour():
+    """At the hour every series' last 5-minute window is written; its hour comes a poll or three later, whole."""
+    windows = Windows()
+    out = feed(windows, [(HOUR + 30 + 60 * i, float(i)) for i in range(60)])  # one poll a minute, phase 30 s
+    assert len(out["5m"]) == 11 and "1h" not in out  # the hour's last window is still open
+    polls = [HOUR + 3600 + 30 + 60 * i for i in range(5)]
+    for t in polls:
+        closed = feed(windows, [(t, 1000.0)])
+        if t < HOUR + 3600 + HOUR_WRITE_DELAY_S:
+            assert "1h" not in closed, t  # the poll at the hour writes the hour's last 5-minute window only
+            assert len(closed.get("5m", ())) == (1 if t == polls[0] else 0)
+        else:
+            written_at = t
+            break
+    assert written_at == polls[2]  # the first poll at least 150 s after the hour (its third)
+    (hour,) = closed["1h"]
+    _, stats, stamp = fields_of(hour)
+    assert stamp == HOUR * 1000  # the hour before, not the one the samples since it are in
+    assert (stats["in_bps_count"], stats["in_bps_sum"], stats["in_bps_max"]) == (60, sum(range(60)), 59.0)
+    windows.close_due(HOUR + 2 * 3600, out := {})
+    (next_hour,) = out["1h"]
+    _, stats, stamp = fields_of(next_hour)
+    assert stamp == (HOUR + 3600) * 1000 and (stats["in_bps_count"], stats["in_bps_min"]) == (3, 1000.0)
+
+
+def test_an_hour_waiting_for_its_delay_is_written_when_the_next_hour_closes_a_window_first():
+    """A device polled every 5 minutes may close a window of the next hour before the delay: the hour goes first."""
+    windows = Windows()
+    out = feed(windows, [(HOUR + 60 + 300 * i, 10.0) for i in range(12)], interval=300)
+    feed(windows, [(HOUR + 3600 + 60, 20.0)], interval=300, out=out)  # closes 55-60, before the delay
+    assert "1h" not in out
+    feed(windows, [(HOUR + 3600 + 360, 30.0)], interval=300, out=out)  # past the delay: the hour is due
+    (hour,) = out["1h"]
+    _, stats, stamp = fields_of(hour)
+    assert stamp == HOUR * 1000 and (stats["in_bps_count"], stats["in_bps_max"]) == (12, 10.0)
+
+
+def test_pages_see_an_hour_once_every_device_has_written_it_and_the_warming_has_read_it():
+    """The hour is visible to pages with the next 5-minute window (its own grace), after the delay and a poll."""
+    from monitor.timeseries import cache
+
+    assert cache.grace_s(300) == cache.WRITE_GRACE_S
+    assert cache.grace_s(3600) == 300 + cache.WRITE_GRACE_S  # when pages see the next 5-minute window
+    assert cache.grace_s(3600) >= HOUR_WRITE_DELAY_S + 2 * 60 + 60  # the delay, a poll interval, a slow write
 
 
 def test_a_total_never_spans_a_gap():

@@ -11,13 +11,21 @@ from django.core.cache import cache
 
 # A window is written by the first poll after its end: reading this long after a boundary sees it.
 WRITE_GRACE_S = 120
+# An hour is written by the first poll HOUR_WRITE_DELAY_S after its end (collectors/rollup.py); pages see it with
+# the next 5-minute window, when the warming has read them as at that moment (monitor/graphs/warming.py).
+HOUR_GRACE_S = 300 + WRITE_GRACE_S
+
+
+def grace_s(step_s: int) -> int:
+    """How long after a window's end of a tier of `step_s` every device has surely written it."""
+    return HOUR_GRACE_S if step_s >= 3600 else WRITE_GRACE_S
 
 
 def aligned(start: datetime, end: datetime, now: datetime, step_s: int) -> tuple[datetime, datetime]:
     """The whole windows of `step_s` inside [start, end], ending no later than the newest one surely written:
     what a rollup tier can say about the range, and the same for every request until the next window lands."""
     first = math.ceil(start.timestamp() / step_s) * step_s
-    last = math.floor((min(end.timestamp(), now.timestamp() - WRITE_GRACE_S)) / step_s) * step_s
+    last = math.floor((min(end.timestamp(), now.timestamp() - grace_s(step_s))) / step_s) * step_s
     last = max(last, first)
     return datetime.fromtimestamp(first, timezone.utc), datetime.fromtimestamp(last, timezone.utc)
 
