@@ -66,8 +66,9 @@ class Windows:
     `add` takes a poll's samples; a sample in a later window closes the series' current one first (lines go to
     `out`, per tier), and a sample `HOUR_WRITE_DELAY_S` after an hour's end closes that hour; `close_due` closes
     what ended before a moment even when no sample came (a failed poll).
-    The hours are needed only when a 5-minute window closes (one poll in five at 60 s): until then they stay the
-    JSON text they were stored as, neither parsed nor written again (half of what a poll would read).
+    The hours are needed only when a 5-minute window closes (one poll in five at 60 s) or an hour is due (once an
+    hour): until then they stay the JSON text they were stored as, neither parsed nor written again (half of what
+    a poll would read).
     """
 
     __slots__ = ("_hours", "_hours_text", "series")
@@ -96,18 +97,18 @@ class Windows:
     ) -> None:
         """Account one sample (only its float fields) of the series `key` (escaped measurement and tags)."""
         entry = self.series.get(key)
+        with_total = totals.get(measurement, _NONE)
         if entry is None:
             entry = self.series[key] = [t - t % FIVE, t - t % HOUR, {}]
         elif t >= entry[0] + FIVE:
-            self._close_five(key, entry, out, totals.get(measurement, _NONE))
+            self._close_five(key, entry, out, with_total)
             entry[0] = t - t % FIVE
         elif t < entry[0]:
             return  # older than the open window (a clock step back): raw only
         if t >= entry[1] + HOUR + HOUR_WRITE_DELAY_S:  # the hour before, its windows folded in, is due
-            self._close_hour(key, entry, out, totals.get(measurement, _NONE))
+            self._close_hour(key, entry, out, with_total)
             entry[1] = t - t % HOUR
         accs = entry[2]
-        with_total = totals.get(measurement, _NONE)
         for name, value in fields.items():
             if type(value) is not float or value - value != 0.0:  # floats only (ints are states), finite only
                 continue
