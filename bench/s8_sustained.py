@@ -36,12 +36,14 @@ from monitor.devstack.processes import Process, free_port, wait_http
 INTERVAL = 60
 FIRST_SCREEN_S, EVERY_GRAPH_S = 0.3, 1.0
 FIND_SIZES = (500, 1000, 2000, 3000, 4000)
+ACCESS_LOG = '%(t)s "%(r)s" %(s)s %(b)s %(M)sms'  # each request's duration: where a slow view's time went
 
 
 def gunicorn(env: dict[str, str], log: Path, port: int, workers: int = 4) -> Process:
     """The web server as deployed (Dockerfile, docker-compose.yml), with `workers` sync workers."""
     argv = [sys.executable, "-m", "gunicorn", "monitor.wsgi", "-b", f"127.0.0.1:{port}", "-w", str(workers)]
-    process = Process("gunicorn", [*argv, "--access-logfile", "-"], log / "s8-gunicorn.log", env=env, cwd=REPO)
+    logged = ["--access-logfile", "-", "--access-logformat", ACCESS_LOG]
+    process = Process("gunicorn", [*argv, *logged], log / "s8-gunicorn.log", env=env, cwd=REPO)
     wait_http(process, f"http://127.0.0.1:{port}/healthz", timeout=60)
     return process
 

@@ -4,12 +4,15 @@ rollups in a second request, long ranges cached until a newer window lands, bad 
 from __future__ import annotations
 
 import time
+from datetime import datetime
+from datetime import timezone as dt_timezone
 
 import pytest
 from django.utils import timezone
 
 from monitor.graphs.trees.models import Tree, TreeNode, place_device
 from monitor.models import Device, Graph
+from monitor.timeseries.cache import HOUR_GRACE_S
 from monitor.timeseries.history import HistoryWriter
 from tests.test_bad_input import influx_queries
 from tests.tsbuckets import port_polls
@@ -190,6 +193,7 @@ def test_a_devices_newest_samples_are_read_once_per_poll(admin_client, page, inf
 
 
 def test_a_first_screen_reads_its_own_graphs_tails_and_the_page_the_devices(admin_client, page, influx):
+    began = time.time()
     device = page["device"]
     device.last_poll_at = timezone.now()  # polled: its newest samples are cached by poll
     device.save(update_fields=["last_poll_at"])
@@ -212,4 +216,95 @@ def test_a_first_screen_reads_its_own_graphs_tails_and_the_page_the_devices(admi
         assert mine["series"] == theirs["series"]
     traffic = alone["graphs"][str(first_screen[0].pk)]["series"][0]
     assert 1e6 <= traffic["stats"]["current"] <= 2e6  # port 1's newest sample (1 Mbit/s, rising over the hour)
-    assert traffic["cols"]["t"][-1] >= (time.time() - 3600) * 1000  # the hour since the newest hourly window
+    hour_ends = {(moment - HOUR_GRACE_S) // 3600 * 3600 * 1000 for moment in (began, time.time())}
+    assert traffic["cols"]["t"][-1] in hour_ends  # the samples since the newest hourly window (seen 7 min after it)
+
+
+@pytest.fixture
+def hour_tail(clean_backends):
+    """A switch's port polled every 60 s for 3 hours up to 50 minutes into an hour, at 2 Mbit/s but for its last
+    15 minutes at 5 Mbit/s; pages read it as at that moment (its year chart ends with the hour before)."""
+    from monitor.core import services
+
+    device = Device.objects.create(name="tail-switch", host="127.0.0.1", community="x", poll_interval_s=60)
+    graphs = [
+        Graph.objects.create(device=device, template="traffic", instance=f"p/{port}", title=f"traffic {port}")
+        for port in range(1, 10)  # more than a first screen: the request reads and keeps the device's tail
+    ]
+    hour = (time.time() // 3600 - 2) * 3600
+    at = hour + 50 * 60
+    history = HistoryWriter(services.influx_writer())
+    times = [hour - 3 * 3600 + 60 * i for i in range(3 * 60 + 50)]
+    port_polls(history, str(device.pk), "p/1", times, lambda t: 5e6 if t >= at - 15 * 60 else 2e6, 60)
+    history.close(at)
+    return {"device": device, "graphs": graphs, "at": at, "history": history}
+
+
+def year_tail(fixture: dict, at: float) -> dict:
+    """The year chart's last point (the raw samples after its newest hourly window) and legend, read as at `at`
+    after a poll of the device at `at`."""
+    from django.http import QueryDict
+
+    from monitor.graphs.access import Access
+    from monitor.graphs.api import batch as read_batch
+
+    when = datetime.fromtimestamp(at, dt_timezone.utc)
+    Device.objects.filter(pk=fixture["device"].pk).update(last_poll_at=when)
+    graphs = "".join(f"graph={graph.pk}&" for graph in fixture["graphs"])
+    params = QueryDict(f"{graphs}range=1y&points=300&p95=later&shape=columns")
+    series = read_batch(Access.server(), params, when)["graphs"][str(fixture["graphs"][0].pk)]["series"][0]
+    cols = series["cols"]
+    return {"t": cols["t"][-1], "mean": cols["mean"][-1], "max": cols["max"][-1], "current": series["stats"]["current"]}
+
+
+def poll_once(fixture: dict, at: float, rate: float) -> None:
+    port_polls(fixture["history"], str(fixture["device"].pk), "p/1", [at], lambda t: rate, 60)
+    fixture["history"].flush()
+
+
+def test_a_devices_tail_is_kept_and_only_its_newest_samples_read_at_each_poll(hour_tail, influx):
+    """After a poll, the kept tail gets the samples since its newest one (from two intervals before it): samples
+    older than that are not read again (deleted here, they still show) until the tail is read in full."""
+    from django.core.cache import cache
+
+    from monitor.timeseries import tiers
+    from monitor.timeseries.client import connect
+
+    at = hour_tail["at"]
+    first = year_tail(hour_tail, at - 1)
+    assert 2e6 < first["mean"] < 5e6  # the hour's 2 Mbit/s and its last 15 minutes' 5 Mbit/s
+    hour = at - 50 * 60
+    with connect(10_000) as client:  # the raw samples of the hour's first 45 minutes, gone from InfluxDB
+        client.delete_api().delete(
+            datetime.fromtimestamp(hour - 600, dt_timezone.utc),
+            datetime.fromtimestamp(at - 5 * 60, dt_timezone.utc),
+            f'device="{hour_tail["device"].pk}"',
+            bucket=tiers.tiers()[0].bucket,
+            org=influx.org,
+        )
+    poll_once(hour_tail, at, 7e6)
+    kept = year_tail(hour_tail, at)
+    assert kept["current"] == pytest.approx(7e6) and kept["max"] == pytest.approx(7e6)
+    assert kept["mean"] == pytest.approx((first["mean"] * 52 + 7e6) / 53, rel=0.01)  # the kept samples and the new
+    cache.clear()
+    full = year_tail(hour_tail, at)
+    assert full["current"] == pytest.approx(7e6)
+    assert 5e6 < full["mean"] < 7e6  # read in full: what InfluxDB holds now
+
+
+def test_a_tail_kept_across_polls_and_an_hours_end_is_the_tail_read_in_full(hour_tail):
+    """Kept and extended poll by poll, then cut when the chart's newest hourly window moves on (7 minutes after the
+    hour): the same chart as read from InfluxDB in full."""
+    from django.core.cache import cache
+
+    at = hour_tail["at"]
+    year_tail(hour_tail, at - 1)
+    moments = [at + 60 * minute - 59 for minute in range(1, 20)]  # to 09 past the next hour: its window is drawn
+    kept = []
+    for moment in moments:
+        poll_once(hour_tail, moment - 1, 3e6 + (moment - at) * 1e3)
+        kept.append(year_tail(hour_tail, moment))
+    assert kept[-1]["t"] > kept[0]["t"]  # the chart's newest hourly window moved on
+    for moment, mine in zip(moments, kept, strict=True):
+        cache.clear()
+        assert mine == pytest.approx(year_tail(hour_tail, moment)), moment - at  # later samples lie after it
