@@ -262,11 +262,12 @@ def poll_once(fixture: dict, at: float, rate: float) -> None:
     fixture["history"].flush()
 
 
-def test_a_devices_tail_is_kept_and_only_its_newest_samples_read_at_each_poll(hour_tail, influx, monkeypatch):
+def test_a_devices_tail_is_kept_and_only_its_newest_samples_read_at_each_poll(hour_tail, influx):
     """After a poll, the kept tail gets the samples since its newest one (from two intervals before it): samples
-    older than that are not read again (deleted here, they still show) until the tail is read in full (after
-    edges.TTL_S to twice that)."""
-    from monitor.timeseries import edges, tiers
+    older than that are not read again (deleted here, they still show) until the tail is read in full."""
+    from django.core.cache import cache
+
+    from monitor.timeseries import tiers
     from monitor.timeseries.client import connect
 
     at = hour_tail["at"]
@@ -285,8 +286,8 @@ def test_a_devices_tail_is_kept_and_only_its_newest_samples_read_at_each_poll(ho
     kept = year_tail(hour_tail, at)
     assert kept["current"] == pytest.approx(7e6) and kept["max"] == pytest.approx(7e6)
     assert kept["mean"] == pytest.approx((first["mean"] * 52 + 7e6) / 53, rel=0.01)  # the kept samples and the new
-    monkeypatch.setattr(edges, "TTL_S", 0)  # its full read is due
-    full = year_tail(hour_tail, at + 1)
+    cache.clear()
+    full = year_tail(hour_tail, at)
     assert full["current"] == pytest.approx(7e6)
     assert 5e6 < full["mean"] < 7e6  # read in full: what InfluxDB holds now
 

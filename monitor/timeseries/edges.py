@@ -9,7 +9,7 @@ of what a warm request cost (docs/performance.md).
   written; then only the samples since the newest one kept (from two poll intervals before it, so a poll's lines
   written late are read too) are read and added. A year's chart ends with the newest hourly window: its tail is up
   to 67 minutes of the whole device (44,000 values of a 52-port switch), read in full once, not at every poll;
-  it is read in full again after TTL_S to twice that (spread by device).
+  after TTL_S it is read in full again.
 - A range that ends in the past is read as asked, uncached (zoomed views).
 - A page's first screen (a request of a few graphs) whose device's tail is not cached yet reads its own graphs'
   tails only: a device's hour of samples (a year's chart ends with the newest hourly window) is 38,000 values,
@@ -18,7 +18,6 @@ of what a warm request cost (docs/performance.md).
 from __future__ import annotations
 
 import time
-import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -91,7 +90,7 @@ def _tail(
     if found is not None and found.version == version and found is cached.get(keys[0]):  # this end's, this poll's
         return found.tables
     read_at = time.time()
-    if found is None or read_at - found.full_at > TTL_S * (1 + _spread(device)):
+    if found is None or read_at - found.full_at > TTL_S:
         if few:
             answers = influxql.query(tiers.tiers()[0].bucket, *_statements(few, device, since, until))
             return _tables([series for answer in answers for series in answer], "tail")
@@ -103,12 +102,6 @@ def _tail(
         kept = Kept(version, found.full_at, _merge(found.tables, fresh, since, fresh_since))
     cache.set_many({keys[0]: kept}, TTL_S, windows=1)
     return kept.tables
-
-
-def _spread(device: str) -> float:
-    """A fraction in [0, 1) fixed per device: the tails read in full at once (a warming run's) are read in full
-    again over the next TTL_S, not all at once (every 10 minutes, the requests then took seconds)."""
-    return zlib.crc32(device.encode()) / 2**32
 
 
 def _ends(end: datetime, step_s: int) -> list[float]:
