@@ -61,7 +61,7 @@ def read(
         if live and version is not None:
             mine = [plot for plot in plots if plot.members[0].device == device]
             few = mine if len(mine) <= FEW else None
-            tables += _tail(device, end, step_s, interval, version, now + timedelta(seconds=LIVE_S), few)
+            tables += _tail(device, end, step_s, before, interval, version, now + timedelta(seconds=LIVE_S), few)
         else:
             tables += _device(device, end - before, until, "tail")
     return lookup.index(tables)
@@ -78,13 +78,21 @@ def _cached(parts: tuple, device: str, since: datetime, until: datetime, name: s
 
 
 def _tail(
-    device: str, end: datetime, step_s: int, interval: int, version: object, until: datetime, few: list[Plot] | None
+    device: str,
+    end: datetime,
+    step_s: int,
+    before: timedelta,
+    interval: int,
+    version: object,
+    until: datetime,
+    few: list[Plot] | None,
 ) -> list[Table]:
-    """The device's samples from `end` (less two intervals) as of its poll `version`: as kept, else those kept (for
+    """The device's samples from `before` ahead of `end` as of its poll `version`: as kept, else those kept (for
     this end, or the window's before, cut to this one's) with the samples since the newest one added, else read in
     full (and kept); `few`: none kept, read only theirs (not kept)."""
-    since = end - timedelta(seconds=2 * interval + 1)
-    keys = [cache.key("edges", tiers.tiers()[0].bucket, "tail", device, e, interval) for e in _ends(end, step_s)]
+    since = end - before
+    ends = (end.timestamp(), end.timestamp() - step_s)  # this end's, and the window's before (which holds it)
+    keys = [cache.key("edges", tiers.tiers()[0].bucket, "tail", device, e, interval) for e in ends]
     cached = cache.get_many(keys)
     found = next((cached[k] for k in keys if isinstance(cached.get(k), Kept)), None)
     if found is not None and found.version == version and found is cached.get(keys[0]):  # this end's, this poll's
@@ -97,16 +105,11 @@ def _tail(
         kept = Kept(version, read_at, _device(device, since, until, "tail"))
     else:
         newest = max((t for table in found.tables for t, _ in table.rows), default=0)
-        fresh_since = max(since, datetime.fromtimestamp(newest / 1000 - 2 * interval - 1, timezone.utc))
+        fresh_since = max(since, datetime.fromtimestamp(newest / 1000, timezone.utc) - before)
         fresh = _device(device, fresh_since, until, "tail")
         kept = Kept(version, found.full_at, _merge(found.tables, fresh, since, fresh_since))
     cache.set_many({keys[0]: kept}, TTL_S, windows=1)
     return kept.tables
-
-
-def _ends(end: datetime, step_s: int) -> list[float]:
-    """This tail's end, and the window's before (whose tail holds this one's)."""
-    return [end.timestamp(), end.timestamp() - step_s] if step_s else [end.timestamp()]
 
 
 @dataclass(frozen=True)
