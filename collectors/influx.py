@@ -7,7 +7,7 @@ import enum
 import logging
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from influxdb_client import InfluxDBClient, WritePrecision
@@ -79,12 +79,14 @@ class InfluxWriter:
         timeout_ms: int = 10000,
         spool_max_bytes: int = 512 * 1024 * 1024,
         rollup_buckets: dict[str, str] | None = None,
+        on_replayed: Callable[[str], None] | None = None,
     ):
         self.org = org
         self.bucket = bucket
         self.buckets = {"raw": bucket, **(rollup_buckets or {})}  # tier -> bucket
         self.spool_dir = Path(spool_dir)
         self.spool_max_bytes = spool_max_bytes
+        self.on_replayed = on_replayed  # told each replayed file's tier: its lines reached InfluxDB late
         self._client = InfluxDBClient(url=url, token=token, org=org, timeout=timeout_ms)
         self._api = self._client.write_api(write_options=SYNCHRONOUS)
 
@@ -185,6 +187,9 @@ class InfluxWriter:
                     claimed.rename(path)
                     break
                 self._reject(lines, exc)  # a file InfluxDB will never take must not hold up the ones behind it
+            else:
+                if self.on_replayed is not None:
+                    self.on_replayed(_tier_of(path))
             claimed.unlink()
             sent += 1
         return sent

@@ -10,7 +10,7 @@ from django.conf import settings
 
 from collectors.influx import InfluxWriter
 from collectors.state import CounterStore
-from monitor.timeseries import tiers
+from monitor.timeseries import cache, tiers
 
 
 @lru_cache(maxsize=1)
@@ -28,6 +28,7 @@ def influx_writer() -> InfluxWriter:
         settings.VAR_DIR / "spool",
         timeout_ms=settings.INFLUXDB_TIMEOUT_MS,
         rollup_buckets=tiers.rollup_buckets(),
+        on_replayed=cache.note_late_writes,
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import math
+import time
 from datetime import datetime, timezone
 
 from django.core.cache import cache
@@ -46,3 +47,20 @@ def set_many(values: dict[str, object], step_s: int, windows: int = 2) -> None:
     finds them)."""
     with contextlib.suppress(Exception):  # the cache (Redis) away: the next request reads InfluxDB again
         cache.set_many(values, timeout=windows * step_s)
+
+
+LATE_KEY = "ts:late-raw-writes"
+
+
+def note_late_writes(tier: str) -> None:
+    """Say raw samples reached InfluxDB late (a spool replayed after an outage): a device's tail kept before this
+    is read in full again (monitor/timeseries/edges.py). A new value each time, so a key lost to eviction never
+    comes back equal to one a tail was kept with."""
+    if tier == "raw":
+        with contextlib.suppress(Exception):  # the cache away: tails kept in it are gone with it
+            cache.set(LATE_KEY, time.time_ns(), timeout=None)
+
+
+def late_writes() -> object:
+    """The newest note_late_writes mark (None: none since the cache was cleared)."""
+    return get_many([LATE_KEY]).get(LATE_KEY)

@@ -4,12 +4,13 @@ device page read them once: a page of 160 graphs asked InfluxDB for its edges in
 of what a warm request cost (docs/performance.md).
 
 - The head lies in the window before the first whole one, which is history: it is cached by that window.
-- The tail of a range that ends now changes with every poll: it is cached with the device's newest poll (the
+- The tail of a range that ends now changes with every poll: it is kept with the device's newest poll (the
   caller says which that is), so the next poll's samples are read as soon as the device row says they were
   written; then only the samples since the newest one kept (from two poll intervals before it, so a poll's lines
   written late are read too) are read and added. A year's chart ends with the newest hourly window: its tail is up
-  to 67 minutes of the whole device (44,000 values of a 52-port switch), read in full once, not at every poll;
-  after TTL_S it is read in full again.
+  to 67 minutes of the whole device (44,000 values of a 52-port switch), read in full once, not at every poll.
+  It is read in full again only when raw samples reached InfluxDB later than that (a spool replayed after an
+  outage: cache.note_late_writes); a full read on a timer made every tail due at once at 2,000 switches.
 - A range that ends in the past is read as asked, uncached (zoomed views).
 - A page's first screen (a request of a few graphs) whose device's tail is not cached yet reads its own graphs'
   tails only: a device's hour of samples (a year's chart ends with the newest hourly window) is 38,000 values,
@@ -17,7 +18,6 @@ of what a warm request cost (docs/performance.md).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -28,7 +28,7 @@ from monitor.timeseries.flux import Params, Plot
 from monitor.timeseries.lookup import Lookup
 
 LIVE_S = 5  # a range ending this close to now ends "now": its tail is cached by poll
-TTL_S = 600  # a tail cached by poll is dropped after this anyway (a device that stopped polling)
+TTL_S = 600  # a tail kept by poll and not read for this long is dropped (a device that stopped polling or unviewed)
 FEW = 8  # a request of at most this many graphs of a device reads their own tails when the device's is not cached
 
 
@@ -51,17 +51,20 @@ def read(
         for field in plot.template.fields:
             lookup.register(plot, plot.members[0], field, field)
     before = timedelta(seconds=2 * interval + 1)
+    late = cache.late_writes()
     tables: list[Table] = []
     for device in dict.fromkeys(plot.members[0].device for plot in plots):
         if head is not None:
             block = head - timedelta(seconds=(head.timestamp() % step_s) or step_s)  # the window holding `head`
-            tables += _cached(("head", device, block.timestamp(), interval), device, block - before, start, "head")
+            parts = ("head", device, block.timestamp(), interval, late)
+            tables += _cached(parts, device, block - before, start, "head")
         version = (versions or {}).get(device)
         live = until >= now - timedelta(seconds=LIVE_S)
         if live and version is not None:
             mine = [plot for plot in plots if plot.members[0].device == device]
             few = mine if len(mine) <= FEW else None
-            tables += _tail(device, end, step_s, before, interval, version, now + timedelta(seconds=LIVE_S), few)
+            until_now = now + timedelta(seconds=LIVE_S)
+            tables += _tail(device, end, step_s, before, interval, Poll(version, late), until_now, few)
         else:
             tables += _device(device, end - before, until, "tail")
     return lookup.index(tables)
@@ -83,41 +86,49 @@ def _tail(
     step_s: int,
     before: timedelta,
     interval: int,
-    version: object,
+    poll: Poll,
     until: datetime,
     few: list[Plot] | None,
 ) -> list[Table]:
-    """The device's samples from `before` ahead of `end` as of its poll `version`: as kept, else those kept (for
-    this end, or the window's before, cut to this one's) with the samples since the newest one added, else read in
-    full (and kept); `few`: none kept, read only theirs (not kept)."""
+    """The device's samples from `before` ahead of `end` as of `poll`: as kept, else those kept (for this end, or
+    the window's before, cut to this one's) with the samples since the newest one added, else (none kept, or kept
+    before raw samples were written late) read in full and kept; `few`: none kept, read only theirs (not kept)."""
     since = end - before
     ends = (end.timestamp(), end.timestamp() - step_s)  # this end's, and the window's before (which holds it)
     keys = [cache.key("edges", tiers.tiers()[0].bucket, "tail", device, e, interval) for e in ends]
     cached = cache.get_many(keys)
     found = next((cached[k] for k in keys if isinstance(cached.get(k), Kept)), None)
-    if found is not None and found.version == version and found is cached.get(keys[0]):  # this end's, this poll's
+    if found is not None and found.poll.late != poll.late:
+        found = None  # raw samples written late since it was read: they may lie anywhere in it
+    if found is not None and found.poll == poll and found is cached.get(keys[0]):  # this end's, this poll's
         return found.tables
-    read_at = time.time()
-    if found is None or read_at - found.full_at > TTL_S:
+    if found is None:
         if few:
             answers = influxql.query(tiers.tiers()[0].bucket, *_statements(few, device, since, until))
             return _tables([series for answer in answers for series in answer], "tail")
-        kept = Kept(version, read_at, _device(device, since, until, "tail"))
+        kept = Kept(poll, _device(device, since, until, "tail"))
     else:
         newest = max((t for table in found.tables for t, _ in table.rows), default=0)
         fresh_since = max(since, datetime.fromtimestamp(newest / 1000, timezone.utc) - before)
         fresh = _device(device, fresh_since, until, "tail")
-        kept = Kept(version, found.full_at, _merge(found.tables, fresh, since, fresh_since))
+        kept = Kept(poll, _merge(found.tables, fresh, since, fresh_since))
     cache.set_many({keys[0]: kept}, TTL_S, windows=1)
     return kept.tables
 
 
 @dataclass(frozen=True)
-class Kept:
-    """A device's tail as of one poll (`version`), and when it was last read in full (epoch seconds)."""
+class Poll:
+    """What a kept tail is as of: the device's newest poll, and the newest mark of raw samples written late."""
 
     version: object
-    full_at: float
+    late: object
+
+
+@dataclass(frozen=True)
+class Kept:
+    """A device's tail as of `poll`."""
+
+    poll: Poll
     tables: list[Table]
 
 
