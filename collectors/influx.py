@@ -23,6 +23,14 @@ log = logging.getLogger(__name__)
 TIERS = ("raw", "5m", "1h")  # where a line goes: the raw samples' bucket, or a rollup tier's (collectors/rollup)
 
 
+def _oldest_ms(lines: list[str]) -> int | None:
+    """The oldest timestamp (ms, the precision written) of line-protocol lines; None when one has none."""
+    try:
+        return min(int(line.rpartition(" ")[2]) for line in lines)
+    except ValueError:
+        return None
+
+
 def _tier_of(path: Path) -> str:
     """The tier a spool file's lines belong to (`<ns>-<pid>-<tier>.lp`; older files without one are raw)."""
     tier = path.name.split(".", 1)[0].rsplit("-", 1)[-1]
@@ -79,14 +87,14 @@ class InfluxWriter:
         timeout_ms: int = 10000,
         spool_max_bytes: int = 512 * 1024 * 1024,
         rollup_buckets: dict[str, str] | None = None,
-        on_replayed: Callable[[str], None] | None = None,
+        on_replayed: Callable[[str, int | None], None] | None = None,
     ):
         self.org = org
         self.bucket = bucket
         self.buckets = {"raw": bucket, **(rollup_buckets or {})}  # tier -> bucket
         self.spool_dir = Path(spool_dir)
         self.spool_max_bytes = spool_max_bytes
-        self.on_replayed = on_replayed  # told each replayed file's tier: its lines reached InfluxDB late
+        self.on_replayed = on_replayed  # told each replayed file's tier and oldest time (ms): written late
         self._client = InfluxDBClient(url=url, token=token, org=org, timeout=timeout_ms)
         self._api = self._client.write_api(write_options=SYNCHRONOUS)
 
@@ -189,7 +197,7 @@ class InfluxWriter:
                 self._reject(lines, exc)  # a file InfluxDB will never take must not hold up the ones behind it
             else:
                 if self.on_replayed is not None:
-                    self.on_replayed(_tier_of(path))
+                    self.on_replayed(_tier_of(path), _oldest_ms(lines))
             claimed.unlink()
             sent += 1
         return sent

@@ -312,23 +312,36 @@ def test_a_tail_kept_across_polls_and_an_hours_end_is_the_tail_read_in_full(hour
 
 def test_samples_replayed_late_from_the_spool_show_in_a_kept_tail(hour_tail, influx):
     """A poll written while InfluxDB was away is spooled and replayed after a later poll's write: a tail kept
-    before shows it (its newest samples are past it, so only a full read can), and the live poll's sample too."""
+    before reads again from the oldest replayed sample (its newest samples are past it), not in full (older
+    samples, deleted here from InfluxDB, still show), and shows the live poll's sample too."""
     from collectors.influx import InfluxWriter, WriteResult
     from collectors.lineprotocol import format_samples
     from collectors.samples import Sample
     from monitor.core import services
+    from monitor.timeseries import tiers
+    from monitor.timeseries.client import connect
 
     at = hour_tail["at"]
-    assert year_tail(hour_tail, at - 1)["max"] == pytest.approx(5e6)  # kept
+    first = year_tail(hour_tail, at - 1)
+    assert first["max"] == pytest.approx(5e6)  # kept
     live = services.influx_writer()
     away = InfluxWriter("http://127.0.0.1:9", "none", influx.org, live.bucket, live.spool_dir, timeout_ms=2000)
     late = Sample("interface", {"device": str(hour_tail["device"].pk), "port": "p/1"}, {"in_bps": 40e6}, at - 1800)
     try:
-        assert away.write_lines(format_samples([late])) is WriteResult.SPOOLED
+        assert away.write_lines(format_samples([late])) is WriteResult.SPOOLED  # over the 2 Mbit/s sample then
     finally:
         away.close()
+    with connect(10_000) as client:  # samples older than the replayed one, gone from InfluxDB
+        client.delete_api().delete(
+            datetime.fromtimestamp(at - 4000, dt_timezone.utc),
+            datetime.fromtimestamp(at - 2100, dt_timezone.utc),
+            f'device="{hour_tail["device"].pk}"',
+            bucket=tiers.tiers()[0].bucket,
+            org=influx.org,
+        )
     poll_once(hour_tail, at, 7e6)  # written, then the spool replayed
     assert not list(live.spool_dir.glob("*.lp"))
     after = year_tail(hour_tail, at)
     assert after["max"] == pytest.approx(40e6)  # the replayed sample, 30 minutes before the newest kept
     assert after["current"] == pytest.approx(7e6)
+    assert after["mean"] == pytest.approx((first["mean"] * 52 - 2e6 + 40e6 + 7e6) / 53, rel=0.01)

@@ -7,6 +7,7 @@ import hashlib
 import math
 import time
 from datetime import datetime, timezone
+from typing import NamedTuple
 
 from django.core.cache import cache
 
@@ -50,17 +51,33 @@ def set_many(values: dict[str, object], step_s: int, windows: int = 2) -> None:
 
 
 LATE_KEY = "ts:late-raw-writes"
+LATE_SPAN_NS = 900 * 10**9  # longer than a kept tail lives unread (edges.TTL_S): its mark is within this
 
 
-def note_late_writes(tier: str) -> None:
-    """Say raw samples reached InfluxDB late (a spool replayed after an outage): a device's tail kept before this
-    is read in full again (monitor/timeseries/edges.py). A new value each time, so a key lost to eviction never
-    comes back equal to one a tail was kept with."""
-    if tier == "raw":
-        with contextlib.suppress(Exception):  # the cache away: tails kept in it are gone with it
-            cache.set(LATE_KEY, time.time_ns(), timeout=None)
+class Late(NamedTuple):
+    """Raw samples reached InfluxDB late (a spool replayed after an outage): when (ns, unique per mark), and the
+    oldest time (ms) of any written late in the LATE_SPAN_NS before it."""
+
+    at_ns: int
+    oldest_ms: int
 
 
-def late_writes() -> object:
+def note_late_writes(tier: str, oldest_ms: int | None) -> None:
+    """Mark raw samples written late, as old as `oldest_ms` (None: unknown, as old as any): a device's tail kept
+    before the mark reads again from there (monitor/timeseries/edges.py). Two replays marked at once may keep only
+    one's oldest time: a kept tail then lacks the other's samples until its chart's window moves past them."""
+    if tier != "raw":
+        return
+    now = time.time_ns()
+    oldest = 0 if oldest_ms is None else oldest_ms
+    with contextlib.suppress(Exception):  # the cache away: the tails kept in it are gone with it
+        previous = cache.get(LATE_KEY)
+        if isinstance(previous, Late) and now - previous.at_ns < LATE_SPAN_NS:
+            oldest = min(oldest, previous.oldest_ms)
+        cache.set(LATE_KEY, Late(now, oldest), timeout=None)
+
+
+def late_writes() -> Late | None:
     """The newest note_late_writes mark (None: none since the cache was cleared)."""
-    return get_many([LATE_KEY]).get(LATE_KEY)
+    found = get_many([LATE_KEY]).get(LATE_KEY)
+    return found if isinstance(found, Late) else None

@@ -3,14 +3,17 @@ after its newest (the tail). They are read for a whole device at once and cached
 device page read them once: a page of 160 graphs asked InfluxDB for its edges in every request of 20 graphs, most
 of what a warm request cost (docs/performance.md).
 
-- The head lies in the window before the first whole one, which is history: it is cached by that window.
+- The head lies in the window before the first whole one, which is history: it is cached by that window (and
+  by the newest mark of samples written late, when they may reach back into it).
 - The tail of a range that ends now changes with every poll: it is kept with the device's newest poll (the
   caller says which that is), so the next poll's samples are read as soon as the device row says they were
   written; then only the samples since the newest one kept (from two poll intervals before it, so a poll's lines
   written late are read too) are read and added. A year's chart ends with the newest hourly window: its tail is up
   to 67 minutes of the whole device (44,000 values of a 52-port switch), read in full once, not at every poll.
-  It is read in full again only when raw samples reached InfluxDB later than that (a spool replayed after an
-  outage: cache.note_late_writes); a full read on a timer made every tail due at once at 2,000 switches.
+  Raw samples that reached InfluxDB late (a spool replayed after an outage or a write that timed out) are marked
+  with the oldest time among them (cache.note_late_writes): a tail kept before the mark reads again from there.
+  (A full read every 10 minutes made every tail due at once at 2,000 switches, and one at every mark would come
+  every 5 minutes there: writes in the minute the rollups are written time out and are replayed a minute later.)
 - A range that ends in the past is read as asked, uncached (zoomed views).
 - A page's first screen (a request of a few graphs) whose device's tail is not cached yet reads its own graphs'
   tails only: a device's hour of samples (a year's chart ends with the newest hourly window) is 38,000 values,
@@ -56,7 +59,7 @@ def read(
     for device in dict.fromkeys(plot.members[0].device for plot in plots):
         if head is not None:
             block = head - timedelta(seconds=(head.timestamp() % step_s) or step_s)  # the window holding `head`
-            parts = ("head", device, block.timestamp(), interval, late)
+            parts = ("head", device, block.timestamp(), interval, late if _before(late, start) else None)
             tables += _cached(parts, device, block - before, start, "head")
         version = (versions or {}).get(device)
         live = until >= now - timedelta(seconds=LIVE_S)
@@ -68,6 +71,12 @@ def read(
         else:
             tables += _device(device, end - before, until, "tail")
     return lookup.index(tables)
+
+
+def _before(late: cache.Late | None, moment: datetime) -> bool:
+    """Whether samples marked written late may lie before `moment` (a head cached before the mark is stale; one
+    cached under no mark has expired when a new chain of marks begins: cache.LATE_SPAN_NS > TTL_S)."""
+    return late is not None and late.oldest_ms < moment.timestamp() * 1000
 
 
 def _cached(parts: tuple, device: str, since: datetime, until: datetime, name: str) -> list[Table]:
@@ -91,15 +100,15 @@ def _tail(
     few: list[Plot] | None,
 ) -> list[Table]:
     """The device's samples from `before` ahead of `end` as of `poll`: as kept, else those kept (for this end, or
-    the window's before, cut to this one's) with the samples since the newest one added, else (none kept, or kept
-    before raw samples were written late) read in full and kept; `few`: none kept, read only theirs (not kept)."""
+    the window's before, cut to this one's) with the samples since the newest one (or since the oldest written late
+    after it was kept) added, else read in full and kept; `few`: none kept, read only theirs (not kept)."""
     since = end - before
     ends = (end.timestamp(), end.timestamp() - step_s)  # this end's, and the window's before (which holds it)
     keys = [cache.key("edges", tiers.tiers()[0].bucket, "tail", device, e, interval) for e in ends]
     cached = cache.get_many(keys)
     found = next((cached[k] for k in keys if isinstance(cached.get(k), Kept)), None)
-    if found is not None and found.poll.late != poll.late:
-        found = None  # raw samples written late since it was read: they may lie anywhere in it
+    if found is not None and found.poll.late != poll.late and poll.late is None:
+        found = None  # kept with a mark of samples written late, and the mark is lost: what came since is unknown
     if found is not None and found.poll == poll and found is cached.get(keys[0]):  # this end's, this poll's
         return found.tables
     if found is None:
@@ -109,6 +118,8 @@ def _tail(
         kept = Kept(poll, _device(device, since, until, "tail"))
     else:
         newest = max((t for table in found.tables for t, _ in table.rows), default=0)
+        if found.poll.late != poll.late:  # samples written late since: read again from the oldest of them
+            newest = min(newest, poll.late.oldest_ms)
         fresh_since = max(since, datetime.fromtimestamp(newest / 1000, timezone.utc) - before)
         fresh = _device(device, fresh_since, until, "tail")
         kept = Kept(poll, _merge(found.tables, fresh, since, fresh_since))
@@ -121,7 +132,7 @@ class Poll:
     """What a kept tail is as of: the device's newest poll, and the newest mark of raw samples written late."""
 
     version: object
-    late: object
+    late: cache.Late | None
 
 
 @dataclass(frozen=True)
