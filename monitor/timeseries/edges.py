@@ -107,7 +107,7 @@ def _tail(
     keys = [cache.key("edges", tiers.tiers()[0].bucket, "tail", device, e, interval) for e in ends]
     cached = cache.get_many(keys)
     found = next((cached[k] for k in keys if isinstance(cached.get(k), Kept)), None)
-    if found is not None and found.poll.late != poll.late and poll.late is None:
+    if found is not None and found.poll.late is not None and poll.late is None:
         found = None  # kept with a mark of samples written late, and the mark is lost: what came since is unknown
     if found is not None and found.poll == poll and found is cached.get(keys[0]):  # this end's, this poll's
         return found.tables
