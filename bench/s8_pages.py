@@ -201,7 +201,7 @@ class PageLoad(threading.Thread):
                     out[f"{label}_{part}_{key[:-2]}_p95_s"] = percentile(values, 95)
                 out[f"{label}_{part}_views"] = len(views)
             # When the slowest views (every graph at or above its p95) began, in seconds after a 5-minute window's
-            # end (pages see a window from 120 s after it): what a tail of slow views waits for.
+            # end (pages see a window from cache.WRITE_GRACE_S after it): what a tail of slow views waits for.
             slowest = percentile([v["every_graph_s"] for v in mine], 95)
             slow = [v for v in mine if slowest == slowest and v["every_graph_s"] >= slowest]
             out[f"{label}_slow_view_phases_s"] = sorted(round(v["phase_s"]) for v in slow)

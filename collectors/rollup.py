@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
+from hashlib import blake2b
 
 import orjson
 
@@ -16,6 +17,13 @@ FIVE, HOUR = 300, 3600
 # the hour: those are written in the minute after it, and both at once doubled that minute's writes (at 2,000
 # switches InfluxDB then answered pages in 1-2 s and polls waited up to 35 s; docs/performance.md scenario 8).
 HOUR_WRITE_DELAY_S = 150
+# Half of the devices polled every minute (chosen by key) write their windows a minute later: a closed 5-minute
+# window waits in the device's state for its first poll SPREAD_S after the window's end, and an hour for its first
+# poll HOUR_WRITE_DELAY_S + SPREAD_S after. A window line holds 5-6 values per field against a poll's one; all in
+# the minute after each window's end, at 2,000 switches InfluxDB's writes timed out there and pages waited
+# (docs/performance.md scenario 8); over two minutes, half as many a second. Pages see a window once every device
+# has written it (monitor/timeseries/cache.py WRITE_GRACE_S).
+SPREAD_S = 60
 # Fields whose legend shows a total (rate x the sample's own interval): kept as `<field>_total` in each window.
 TOTALS: Mapping[str, frozenset[str]] = {"interface": frozenset(("in_bps", "out_bps"))}
 _NONE: frozenset[str] = frozenset()
@@ -24,6 +32,14 @@ _NONE: frozenset[str] = frozenset()
 MIN5, MAX5, SUM5, N5, TOT5, LAST = range(6)
 # Its hour so far (the 5-minute windows folded in): min, max, sum, count, total.
 MIN1, MAX1, SUM1, N1, TOT1 = range(5)
+
+
+def write_delay_s(device_key: str, interval_s: float) -> float:
+    """How long after a window's end the device's polls write it: 0 or SPREAD_S by its key (blake2b: unrelated to
+    its poll phase, which is CRC-32's); 0 for a device polled less often than every SPREAD_S (late enough)."""
+    if interval_s > SPREAD_S:
+        return 0.0
+    return float(SPREAD_S) if blake2b(device_key.encode(), digest_size=1).digest()[0] & 1 else 0.0
 
 
 def sample_weight(t: float, last: float | None, interval_s: float) -> float:
@@ -65,18 +81,32 @@ class Windows:
 
     `add` takes a poll's samples; a sample in a later window closes the series' current one first (lines go to
     `out`, per tier), and a sample `HOUR_WRITE_DELAY_S` after an hour's end closes that hour; `close_due` closes
-    what ended before a moment even when no sample came (a failed poll).
+    what ended before a moment even when no sample came (a failed poll). With a write delay (`write_delay_s`) a
+    closed 5-minute window's line waits in `pending` ([when due, line]) until a poll at least that long after its
+    end, and an hour closes that much later.
     The hours are needed only when a 5-minute window closes (one poll in five at 60 s) or an hour is due (once an
     hour): until then they stay the JSON text they were stored as, neither parsed nor written again (half of what
     a poll would read).
     """
 
-    __slots__ = ("_hours", "_hours_text", "series")
+    __slots__ = ("_hours", "_hours_text", "pending", "series")
 
-    def __init__(self, series: dict[str, list] | None = None, hours: dict | None = None, hours_text: str = ""):
+    def __init__(
+        self,
+        series: dict[str, list] | None = None,
+        hours: dict | None = None,
+        hours_text: str = "",
+        pending: list[list] | None = None,
+    ):
         self.series: dict[str, list] = series if series is not None else {}
         self._hours: dict[str, dict[str, list]] | None = hours if hours is not None or hours_text else {}
         self._hours_text = hours_text
+        self.pending: list[list] = pending if pending is not None else []
+
+    def due_at(self) -> float | None:
+        """When the earliest open window ends or the earliest waiting line is due (None: nothing kept)."""
+        moments = [entry[0] + FIVE for entry in self.series.values()] + [due for due, _ in self.pending]
+        return min(moments) if moments else None
 
     @property
     def hours(self) -> dict[str, dict[str, list]]:
@@ -94,6 +124,7 @@ class Windows:
         interval_s: float,
         out: dict[str, list[str]],
         totals: Mapping[str, frozenset[str]] = TOTALS,
+        delay_s: float = 0.0,
     ) -> None:
         """Account one sample (only its float fields) of the series `key` (escaped measurement and tags)."""
         entry = self.series.get(key)
@@ -101,11 +132,11 @@ class Windows:
         if entry is None:
             entry = self.series[key] = [t - t % FIVE, t - t % HOUR, {}]
         elif t >= entry[0] + FIVE:
-            self._close_five(key, entry, out, with_total)
+            self._close_five(key, entry, out, with_total, delay_s)
             entry[0] = t - t % FIVE
         elif t < entry[0]:
             return  # older than the open window (a clock step back): raw only
-        if t >= entry[1] + HOUR + HOUR_WRITE_DELAY_S:  # the hour before, its windows folded in, is due
+        if t >= entry[1] + HOUR + HOUR_WRITE_DELAY_S + delay_s:  # the hour before, its windows folded in, is due
             self._close_hour(key, entry, out, with_total)
             entry[1] = t - t % HOUR
         accs = entry[2]
@@ -138,11 +169,12 @@ class Windows:
         out: dict[str, list[str]],
         series_of,
         totals: Mapping[str, frozenset[str]] = TOTALS,
+        delay_s: float = 0.0,
     ) -> None:
         """Account every sample of a poll; `series_of(measurement, tags)` gives the escaped series key."""
         for sample in samples:
             key = series_of(sample.measurement, tuple(sample.tags.items()))
-            self.add(key, sample.measurement, sample.time, sample.fields, interval_s, out, totals)
+            self.add(key, sample.measurement, sample.time, sample.fields, interval_s, out, totals, delay_s)
 
     def take(
         self,
@@ -151,31 +183,49 @@ class Windows:
         now: float,
         series_of,
         totals: Mapping[str, frozenset[str]] = TOTALS,
+        delay_s: float = 0.0,
     ) -> dict[str, list[str]]:
-        """A poll's samples accounted and the windows that ended by `now` (its start) closed: {tier: lines}."""
+        """A poll's samples accounted and the windows that ended by `now` (its start) closed, those delayed
+        written once `delay_s` past their end: {tier: lines}."""
         out: dict[str, list[str]] = {}
-        self.add_samples(samples, interval_s, out, series_of, totals)
-        self.close_due(now, out, totals)
+        self.add_samples(samples, interval_s, out, series_of, totals, delay_s)
+        self.close_due(now, out, totals, delay_s)
         return out
 
-    def close_due(self, now: float, out: dict[str, list[str]], totals: Mapping[str, frozenset[str]] = TOTALS) -> None:
-        """Close every window that ended by `now`; a series with nothing left open is forgotten."""
+    def close_due(
+        self,
+        now: float,
+        out: dict[str, list[str]],
+        totals: Mapping[str, frozenset[str]] = TOTALS,
+        delay_s: float = 0.0,
+    ) -> None:
+        """Close every window that ended by `now` (its line waits while `delay_s` has not passed since its end),
+        and write the waiting lines due by then; a series with nothing left open is forgotten."""
         for key in list(self.series):
             entry = self.series[key]
             want = totals.get(key.split(",", 1)[0], _NONE)
             if now >= entry[0] + FIVE:
-                self._close_five(key, entry, out, want)
+                self._close_five(key, entry, out, want, delay_s)
                 if now >= entry[1] + HOUR:
                     self._close_hour(key, entry, out, want)
                     del self.series[key]
+        if self.pending and any(due <= now for due, _ in self.pending):
+            out.setdefault("5m", []).extend(line for due, line in self.pending if due <= now)
+            self.pending = [[due, line] for due, line in self.pending if due > now]
 
-    def _close_five(self, key: str, entry: list, out: dict[str, list[str]], totals: frozenset[str]) -> None:
-        """Write the 5-minute window and fold it into its hour (closing an older hour first)."""
+    def _close_five(
+        self, key: str, entry: list, out: dict[str, list[str]], totals: frozenset[str], delay_s: float = 0.0
+    ) -> None:
+        """Write the 5-minute window (or keep its line until `delay_s` after its end) and fold it into its hour
+        (closing an older hour first)."""
         start, accs = entry[0], entry[2]
         line = _render(key, start, accs, totals, mean=True)
         if line is None:
             return
-        out.setdefault("5m", []).append(line)
+        if delay_s > 0:
+            self.pending.append([start + FIVE + delay_s, line])
+        else:
+            out.setdefault("5m", []).append(line)
         hour = start - start % HOUR
         if hour != entry[1]:
             self._close_hour(key, entry, out, totals)
@@ -209,21 +259,33 @@ class Windows:
     def to_raw(self) -> dict:
         """JSON-ready: the open 5-minute windows, and the hours as the JSON text they already are when untouched."""
         text = self._hours_text if self._hours is None else orjson.dumps(self._hours).decode()
-        return {"five": self.series, "hours": text}
+        raw = {"five": self.series, "hours": text}
+        if self.pending:
+            raw["pending"] = self.pending
+        return raw
 
     @classmethod
     def from_raw(cls, raw: object) -> Windows:
         """Windows from stored JSON; anything malformed starts afresh (those windows are then partial)."""
         if type(raw) is not dict or type(raw.get("five")) is not dict or type(raw.get("hours", "")) is not str:
             return cls()
-        five = raw["five"]
+        five, pending = raw["five"], raw.get("pending", [])
         for key, entry in five.items():
             if not (type(key) is str and type(entry) is list and len(entry) == 3 and type(entry[2]) is dict):
                 return cls()
             for acc in entry[2].values():
                 if type(acc) is not list or len(acc) not in (4, 6):
                     return cls()
-        return cls(five, hours_text=raw.get("hours", "")) if raw.get("hours") else cls(five)
+        if type(pending) is not list or not all(_is_waiting(item) for item in pending):
+            pending = []  # those windows are lost; the open ones are kept
+        if raw.get("hours"):
+            return cls(five, hours_text=raw["hours"], pending=pending)
+        return cls(five, pending=pending)
+
+
+def _is_waiting(item: object) -> bool:
+    """Whether a stored waiting line is [when due (number), line (text)]."""
+    return type(item) is list and len(item) == 2 and type(item[0]) in (int, float) and type(item[1]) is str
 
 
 def _parse_hours(text: str) -> dict[str, dict[str, list]]:

@@ -51,7 +51,7 @@ class CounterState:
             raw["ports"] = self.ports.to_raw()
         if self.rows:
             raw["rows"] = self.rows
-        if self.windows.series:
+        if self.windows.series or self.windows.pending:
             raw["windows"] = self.windows.to_raw()
         if self.units:
             raw["units"] = self.units

@@ -6,7 +6,7 @@ from collectors.samples import CounterState
 
 KEY = "monitor:counters:{device}"
 TTL_S = 7 * 24 * 3600  # stale state older than a week is useless for rates
-OPEN_KEY = "monitor:rollups:open"  # sorted set: device key -> when its earliest open rollup window ends
+OPEN_KEY = "monitor:rollups:open"  # sorted set: device key -> when its earliest open window ends (or line is due)
 
 
 class CounterStore:
@@ -36,8 +36,9 @@ class CounterStore:
         ends = {}
         for key, state in states.items():
             pipe.set(KEY.format(device=key), state.to_json(), ex=TTL_S)
-            if state.windows.series:
-                ends[key] = min(entry[0] for entry in state.windows.series.values()) + 300
+            due = state.windows.due_at()
+            if due is not None:
+                ends[key] = due
             else:
                 pipe.zrem(OPEN_KEY, key)
         if ends:

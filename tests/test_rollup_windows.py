@@ -6,7 +6,7 @@ import orjson
 import pytest
 
 from collectors.lineprotocol import series_key
-from collectors.rollup import HOUR_WRITE_DELAY_S, Windows, sample_weight
+from collectors.rollup import HOUR_WRITE_DELAY_S, SPREAD_S, Windows, sample_weight, write_delay_s
 from collectors.samples import CounterState, Sample
 
 KEY = "interface,device=1,port=1/g1"
@@ -169,3 +169,53 @@ def test_every_sample_of_a_poll_goes_to_its_own_series():
     ]
     out = windows.take(samples, 60, HOUR + 1, series_key)
     assert out == {} and set(windows.series) == {series_key("interface", (("device", "1"), ("port", p))) for p in "ab"}
+
+
+def polls(delay: float, phase: float, minutes: int) -> list[tuple[float, dict[str, list[str]]]]:
+    """A device polled every minute at `phase` seconds past it from HOUR on, writing its windows `delay` late:
+    (poll time, what each poll wrote), its state kept in JSON between polls as in Redis."""
+    state, written = CounterState(), []
+    for minute in range(minutes):
+        t = HOUR + 60 * minute + phase
+        sample = Sample("interface", {"device": "1", "port": "1/g1"}, {"in_bps": float(minute)}, t)
+        written.append((t, state.windows.take([sample], 60.0, t, series_key, delay_s=delay)))
+        state = CounterState.from_json(state.to_json())
+    return written
+
+
+def test_a_device_that_writes_a_minute_later_writes_the_same_windows_by_its_first_poll_a_minute_after_their_end():
+    now = {t: out for t, out in polls(0.0, 20.0, 70)}
+    later = {t: out for t, out in polls(SPREAD_S, 20.0, 70)}
+    fives = {t: out["5m"] for t, out in now.items() if "5m" in out}
+    assert sorted(fives) == [HOUR + 300 * k + 20 for k in range(1, 14)]  # the first poll after each end
+    assert {t: out["5m"] for t, out in later.items() if "5m" in out} == {t + 60: lines for t, lines in fives.items()}
+    hours = [(t, out["1h"]) for t, out in now.items() if "1h" in out]
+    assert [(t + SPREAD_S, lines) for t, lines in hours] == [(t, out["1h"]) for t, out in later.items() if "1h" in out]
+    assert hours[0][0] == HOUR + 3600 + 180 + 20  # the first poll HOUR_WRITE_DELAY_S (150 s) after the hour
+    assert fields_of(hours[0][1][0])[1]["in_bps_count"] == 60
+
+
+def test_half_of_the_fleet_writes_a_minute_later_whatever_its_poll_phase():
+    from monitor.polling.scheduler import device_phase
+
+    keys = [str(pk) for pk in range(1, 4001)]
+    later = {key for key in keys if write_delay_s(key, 60.0) == SPREAD_S}
+    assert all(write_delay_s(key, 60.0) in (0.0, SPREAD_S) for key in keys)
+    assert not any(write_delay_s(key, 300.0) for key in keys)  # polled every 5 minutes: written at once
+    by_phase: dict[int, list[bool]] = {}
+    for key in keys:
+        by_phase.setdefault(device_phase(int(key), 60), []).append(key in later)
+    assert len(by_phase) == 12
+    for phase, flags in by_phase.items():  # each 5-second slot of the minute splits about evenly
+        assert 0.4 < sum(flags) / len(flags) < 0.6, phase
+
+
+def test_a_waiting_window_that_cannot_be_read_back_is_dropped_not_the_open_ones():
+    state = CounterState()
+    state.windows.add(KEY, "interface", HOUR + 10, {"in_bps": 1.0}, 60.0, {})
+    state.windows.pending.append([HOUR + 360, "interface,device=1,port=1/g1 in_bps_min=1.0 1800000000000"])
+    raw = orjson.loads(state.to_json())
+    raw["windows"]["pending"] = [["soon", 5]]
+    back = CounterState.from_json(orjson.dumps(raw))
+    assert back.windows.pending == [] and KEY in back.windows.series
+    assert CounterState.from_json(state.to_json()).windows.pending == state.windows.pending

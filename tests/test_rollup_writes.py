@@ -11,7 +11,7 @@ from django.conf import settings
 from django.core.management import call_command
 
 from collectors.influx import InfluxWriter, WriteResult
-from collectors.rollup import Windows
+from collectors.rollup import SPREAD_S, Windows
 from collectors.samples import CounterState
 from collectors.state import OPEN_KEY
 from monitor.core import services
@@ -102,6 +102,23 @@ def test_the_sweep_closes_the_windows_of_devices_no_longer_polled(clean_backends
     assert services.redis_client().zscore(OPEN_KEY, "902") is None  # nothing open any more
     assert sweep.close_idle_windows() == 0
     assert "sweep" in settings.CELERY_BEAT_SCHEDULE["rollups-sweep"]["task"]
+
+
+def test_the_sweep_writes_a_window_left_waiting_by_a_device_no_longer_polled(clean_backends):
+    store = services.counter_store()
+    state = CounterState()
+    hour = (time.time() - 3 * 3600) // 3600 * 3600
+    five = hour + 3300  # the hour's last window
+    closed: dict[str, list[str]] = {}
+    state.windows.add("interface,device=904,port=s/4", "interface", five + 100, {"in_bps": 7.0}, 60, closed)
+    state.windows.close_due(five + 310, closed, delay_s=SPREAD_S)  # its last poll: the hour is due, the window waits
+    assert list(closed) == ["1h"] and not state.windows.series and len(state.windows.pending) == 1
+    store.save("904", state)
+    assert services.redis_client().zscore(OPEN_KEY, "904") == five + 300 + SPREAD_S  # when the line was due
+    assert sweep.close_idle_windows() == 1
+    assert points(f"{settings.INFLUXDB_BUCKET}_5m", "904", "-4h")[("interface s/4", "in_bps_mean", int(five))] == 7.0
+    assert services.redis_client().zscore(OPEN_KEY, "904") is None
+    assert store.load("904").windows.pending == []
 
 
 def test_a_window_still_open_is_not_swept(clean_backends):

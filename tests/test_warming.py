@@ -13,6 +13,7 @@ import pytest
 from django.conf import settings
 from django.http import QueryDict
 
+from collectors.rollup import SPREAD_S, write_delay_s
 from monitor.core import services
 from monitor.graphs import viewed
 from monitor.graphs.access import Access
@@ -31,7 +32,12 @@ def moments() -> tuple[float, float, float]:
     """A 5-minute window's end, a run ahead of the moment pages see that window, and that moment: all in the past,
     so the page's history reaches them."""
     ended = (time.time() - WRITE_GRACE_S - 5) // 300 * 300
-    return ended, ended + 90, ended + WRITE_GRACE_S
+    return ended, ended + WRITE_GRACE_S - 30, ended + WRITE_GRACE_S
+
+
+def writes_at(device, ended: float) -> float:
+    """When the device's polls write the window that ended at `ended` (half the fleet a minute later)."""
+    return ended + write_delay_s(str(device.pk), float(device.poll_interval_s))
 
 
 def forget_runs() -> None:
@@ -68,7 +74,7 @@ def test_a_page_read_ahead_of_its_window_is_cached_when_pages_see_the_window(adm
     services.redis_client().delete(viewed.KEY)
     forget_runs()
     ended, ahead, visible = moments()
-    polled(page["device"], ended + 30)  # its window to `ended` is written
+    polled(page["device"], writes_at(page["device"], ended) + 30)  # its window to `ended` is written
     asks = {rng: query(page["graphs"], range=rng, points="300", p95="later", shape="columns") for rng in ("1d", "1y")}
     for ask in asks.values():  # viewed: remembered
         assert admin_client.get("/api/series", ask).status_code == 200
@@ -109,15 +115,34 @@ def test_a_page_whose_device_has_not_written_the_window_waits_for_the_run_after(
         assert admin_client.get("/api/series", ask).status_code == 200
     polled(other, ended - 40)  # not polled since the window's end
 
-    polled(page["device"], ended + 0.8, took=1.0)  # its poll began before the window's end: the window not closed
+    written = writes_at(page["device"], ended)
+    polled(page["device"], written + 0.8, took=1.0)  # its poll began before the window was due: not written
     figures = warm_viewed(now=ahead)
     assert (figures["requests"], figures["waiting"]) == (0, 2)
-    polled(page["device"], ended + 3, took=1.0)  # polled since: its page is read ahead, not the aggregate, whose
+    polled(page["device"], written + 3, took=1.0)  # polled since: its page is read ahead, not the aggregate, whose
     # other member's device has not polled since the window's end
     figures = warm_viewed(now=ahead)
     assert (figures["requests"], figures["graphs"], figures["waiting"]) == (1, 4, 1)
     figures = warm_viewed(now=visible)  # the run after: what the run ahead left
     assert (figures["requests"], figures["graphs"], "waiting" in figures) == (1, 1, False)
+
+
+def test_a_device_that_writes_its_windows_a_minute_later_is_read_ahead_only_once_it_has(admin_client, page):  # noqa: F811
+    services.redis_client().delete(viewed.KEY)
+    forget_runs()
+    ended, ahead, _ = moments()
+    for i in range(64):  # a device that writes a minute later (by its key: about one in two)
+        late = Device.objects.create(name=f"spread-{i}", host="127.0.0.2", community="x", poll_interval_s=60)
+        if write_delay_s(str(late.pk), 60.0) == SPREAD_S:
+            break
+    graph = Graph.objects.create(device=late, template="traffic", instance="p/1", title="late p/1")
+    assert admin_client.get("/api/series", query([graph], range="1d", points="300")).status_code == 200
+    polled(late, ended + 30)  # polled since the window's end, but it writes that window a minute later
+    figures = warm_viewed(now=ahead)
+    assert (figures["requests"], figures["waiting"]) == (0, 1)
+    polled(late, ended + SPREAD_S + 3, took=1.0)  # the poll that wrote it
+    figures = warm_viewed(now=ahead)
+    assert (figures["requests"], figures["graphs"], figures["waiting"]) == (1, 1, 0)
 
 
 def test_only_ranges_that_move_with_time_are_remembered_and_only_for_a_while(admin_client, page, settings):  # noqa: F811
@@ -182,10 +207,10 @@ def test_beat_runs_the_warming_ahead_of_each_5_minute_window_once_pages_see_it_a
 
     names = ("graphs-warm-ahead", "graphs-warm-viewed", "graphs-warm-since")
     ahead, after, since = (settings.CELERY_BEAT_SCHEDULE[name] for name in names)
-    assert ahead["schedule"].minute == {m for m in range(60) if m % 5 == 1}
-    assert WRITE_GRACE_S > 60  # a minute after the window, pages still see the one before
+    assert WRITE_GRACE_S > 120  # two minutes after the window, pages still see the one before
+    assert ahead["schedule"].minute == {m for m in range(60) if 0 < m % 5 < WRITE_GRACE_S // 60}
     assert after["schedule"].minute == {m for m in range(60) if m % 5 == WRITE_GRACE_S // 60}
-    assert since["schedule"].minute == {m for m in range(60) if m % 5 in (3, 4)}
+    assert since["schedule"].minute == {m for m in range(60) if m % 5 == 4}
     assert since["options"]["expires"] < 60  # a run late by a minute would be the next one's
     app.loader.import_default_modules()
     assert ahead["task"] == after["task"] == since["task"] and after["task"] in app.tasks
@@ -195,7 +220,7 @@ def test_a_page_first_viewed_after_the_run_is_read_as_at_the_next_window_by_a_ru
     services.redis_client().delete(viewed.KEY)
     forget_runs()
     ended, _, visible = moments()
-    polled(page["device"], ended + 30)
+    polled(page["device"], writes_at(page["device"], ended) + 30)
     early = query(page["graphs"][:6], range="1d", points="300", shape="columns")
     assert admin_client.get("/api/series", early).status_code == 200
     figures = warm_viewed(now=visible)  # the run once pages see the window: the page viewed before it
@@ -203,9 +228,9 @@ def test_a_page_first_viewed_after_the_run_is_read_as_at_the_next_window_by_a_ru
 
     late = query(page["graphs"], range="1d", points="300", p95="later", shape="columns")  # opened after that run
     assert admin_client.get("/api/series", late).status_code == 200
-    figures = warm_viewed(now=ended + 180)  # a run after it reads only what no run has
+    figures = warm_viewed(now=visible + 60)  # a run after it reads only what no run has
     assert (figures["requests"], figures["next"], figures["graphs"]) == (1, 1, len(page["graphs"]))
-    figures = warm_viewed(now=ended + 240)  # and the next run nothing
+    figures = warm_viewed(now=visible + 90)  # and the next run nothing
     assert (figures["requests"], figures["next"]) == (0, 0)
 
     before = influx_queries(influx)
@@ -229,7 +254,7 @@ def test_a_remembered_request_naming_no_valid_id_is_counted_as_failed_not_the_en
     redis.delete(viewed.KEY)
     forget_runs()
     ended, ahead, _ = moments()
-    polled(page["device"], ended + 30)
+    polled(page["device"], writes_at(page["device"], ended) + 30)
     good = QueryDict(mutable=True)
     good.setlist("graph", [str(page["graphs"][0].pk)])
     good["range"] = "1d"

@@ -2,13 +2,14 @@
 pages (or the live refresh of one left open) finds their windows in the cache instead of InfluxDB.
 
 A live range's whole windows change twice a window: its end moves on when pages see the newest window
-(`cache.WRITE_GRACE_S` after the window's end), its start at the next window's end. The run before the first
-moment ("ahead") reads, as at that moment, the requests whose every device has polled since the window's end (so
-the window is written); the run at that moment reads those it left (a device not yet polled, a run that found no
-worker), then every request once more as at the next window's end; the runs a minute and two later read as at
-that end the requests viewed since (a page opened after the run at that moment). Each request is claimed in Redis
-before it is read, so no two runs read it for the same moment. So at both moments the answers are already cached
-and no viewer waits for InfluxDB."""
+(`cache.WRITE_GRACE_S` after the window's end), its start at the next window's end. The runs before the first
+moment ("ahead", a minute and two after the window's end) read, as at that moment, the requests whose every device
+has written the window (polled since its end, or since a minute after it for the devices that write a minute
+later: collectors/rollup.py `write_delay_s`); the run at that moment reads those they left (a device not yet
+polled, a run that found no worker), then every request once more as at the next window's end; the run a minute
+later reads as at that end the requests viewed since (a page opened after the run at that moment). Each request
+is claimed in Redis before it is read, so no two runs read it for the same moment. So at both moments the answers
+are already cached and no viewer waits for InfluxDB."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from datetime import datetime, timezone
 from django.conf import settings
 from django.http import QueryDict
 
+from collectors.rollup import write_delay_s
 from monitor.core import services
 from monitor.core.ids import parse_id
 from monitor.graphs import viewed
@@ -152,8 +154,8 @@ def _claim(key: str, query: str, keep_s: int) -> bool:
 
 
 def _ready(requests: list[QueryDict], ended: float) -> tuple[list[QueryDict], list[QueryDict]]:
-    """The requests whose every device has finished a good poll that began after `ended` (so its window up to
-    then is written), and the others."""
+    """The requests whose every device has finished a good poll that began after `ended` plus its write delay (so
+    its window up to then is written), and the others."""
     graphs = {i for params in requests for i in _ids(params.getlist("graph"))}
     aggregates = {i for params in requests for i in _ids(params.getlist("aggregate"))}
     device_of = dict(Graph.objects.filter(pk__in=graphs).values_list("pk", "device_id"))
@@ -164,8 +166,11 @@ def _ready(requests: list[QueryDict], ended: float) -> tuple[list[QueryDict], li
     polled = Device.objects.filter(pk__in={*device_of.values(), *(d for s in members.values() for d in s)})
     done = {
         pk
-        for pk, success, took in polled.values_list("pk", "last_success_at", "last_poll_duration_s")
-        if success is not None and success.timestamp() - (took or 0.0) - SLACK_S >= ended
+        for pk, success, took, interval in polled.values_list(
+            "pk", "last_success_at", "last_poll_duration_s", "poll_interval_s"
+        )
+        if success is not None
+        and success.timestamp() - (took or 0.0) - SLACK_S >= ended + write_delay_s(str(pk), float(interval))
     }
     ready, waiting = [], []
     for params in requests:

@@ -17,6 +17,7 @@ from collectors.batch import BatchJob, BatchOutcome, poll_many
 from collectors.flusher import LineFlusher
 from collectors.influx import WriteResult
 from collectors.lineprotocol import format_samples, series_key
+from collectors.rollup import write_delay_s
 from collectors.samples import CounterState
 from monitor.core import aio, locks, services
 from monitor.devices import inventory
@@ -153,7 +154,9 @@ def _poll_and_record(
         state = outcome.result.state if outcome.result is not None else previous or CounterState()
         if previous is not None:
             state.windows = previous.windows
-        closed = state.windows.take(samples, intervals[outcome.key], begun, series_key, ROLLUP_TOTALS)
+        interval = intervals[outcome.key]
+        delay = write_delay_s(outcome.key, interval)  # half the fleet writes its windows a minute later
+        closed = state.windows.take(samples, interval, begun, series_key, ROLLUP_TOTALS, delay)
         unsaved[outcome.key] = state
         flusher.add(outcome.key, format_samples(samples), closed)
 

@@ -11,8 +11,11 @@ from typing import NamedTuple
 
 from django.core.cache import cache
 
-# A window is written by the first poll after its end: reading this long after a boundary sees it.
-WRITE_GRACE_S = 120
+from collectors.rollup import SPREAD_S
+
+# A window is written by the device's first poll after its end, or a minute later for half of the devices
+# (collectors/rollup.py SPREAD_S): reading this long after a boundary sees it.
+WRITE_GRACE_S = 120 + SPREAD_S
 # An hour is written by the first poll HOUR_WRITE_DELAY_S after its end (collectors/rollup.py); pages see it with
 # the next 5-minute window, when the warming has read them as at that moment (monitor/graphs/warming.py).
 HOUR_GRACE_S = 300 + WRITE_GRACE_S
