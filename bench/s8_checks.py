@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from bench import stack
 from bench.common import percentile
+from collectors.rollup import HOUR_WRITE_DELAY_S, SPREAD_S
 
 TIERS = (("5m", 300), ("1h", 3600))
 # Series every switch must have a rollup point for in each window: (measurement, raw field, identifying tags).
@@ -85,10 +86,16 @@ class Window:
         return self.start + self.step
 
 
+# When the last device writes a window after its end: the first poll after it, a minute later for half of them
+# (collectors/rollup.py), and an hour from HOUR_WRITE_DELAY_S after its end.
+WRITTEN_BY_S = {"5m": 2 * SPREAD_S, "1h": HOUR_WRITE_DELAY_S + 2 * SPREAD_S}
+
+
 class RollupChecker(threading.Thread):
-    """Checks every window of each tier that ends between `first` and `last`: first when its raw samples are all
-    in (end + grace), then every minute until every expected series has its point, and for the verdict at one
-    window after its end (+ grace). What is still missing then is looked for once more at the end of the run."""
+    """Checks every window of each tier that ends between `first` and `last`: first when every device should have
+    written it (WRITTEN_BY_S after its end, + grace: the checker's reads cost InfluxDB 5-8 s each, so none is spent
+    before), then every minute until every expected series has its point, and for the verdict at one window after
+    its end (+ grace). What is still missing then is looked for once more at the end of the run."""
 
     def __init__(
         self, influx, first: float, last: float, probe: str, schema: str = "auto", grace: float = 30.0
@@ -114,7 +121,7 @@ class RollupChecker(threading.Thread):
 
     def _check_due(self, window: Window) -> None:
         now = time.time()
-        if now < window.end + self.grace:
+        if now < window.end + WRITTEN_BY_S[window.tier] + self.grace:
             return
         deadline = window.end + window.step + self.grace
         if now - window.looked_at < 60 and now < deadline:

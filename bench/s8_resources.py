@@ -131,8 +131,12 @@ def influx_storage(influx, engine: Path) -> dict:
         index = _disk(data) - sum(f.stat().st_blocks * 512 for f in data.rglob("*.tsm"))
         wal = _disk(engine / "wal" / bucket_id)
         flux = f'import "influxdata/influxdb"\ninfluxdb.cardinality(bucket: "{name}", start: -100y)'
-        rows = stack.flux_rows(influx, flux)
-        series = int(rows[0]["_value"]) if rows else 0
+        try:
+            rows = stack.flux_rows(influx, flux)
+            series = int(rows[0]["_value"]) if rows else 0
+        except OSError as exc:  # InfluxDB still busy after the run: the figure is missing, not the run's others
+            series = None
+            out.setdefault("errors", []).append(f"{name} cardinality: {type(exc).__name__}: {exc}")
         out["buckets"][name] = {"tsm_bytes": tsm, "wal_bytes": wal, "index_bytes": index, "series": series}
     out["metrics_series"] = _metric(influx.url, "storage_bucket_series_num") or _metric(influx.url, "storage_series")
     return out

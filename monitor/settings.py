@@ -218,11 +218,11 @@ CELERY_BEAT_SCHEDULE["storage-refresh-paths"] = {
     "options": {"expires": 3600},
 }
 # Pages viewed within MONITOR_WARM_VIEWED_S (0: off) are read again around each 5-minute window, at most
-# MONITOR_WARM_MAX_REQUESTS data requests a run, newest first (monitor/graphs/warming.py): a minute and two after a
+# MONITOR_WARM_MAX_REQUESTS data requests a run, newest first (monitor/graphs/warming.py): from a minute after a
 # window's end, paced to end before pages see it (cache.WRITE_GRACE_S, 3 minutes after its end) and as at that
-# moment, the requests whose devices have written it; at that moment, those left, then every one as at the next
-# window's end (when the ranges' starts move on); a minute later, the same for the pages viewed since. A page
-# viewed again, or the live refresh of one left open, finds them cached.
+# moment, the requests whose devices have written it, as they do; at that moment, those left, then every one as at
+# the next window's end (when the ranges' starts move on); a minute later, the same for the pages viewed since. A
+# page viewed again, or the live refresh of one left open, finds them cached.
 MONITOR_WARM_VIEWED_S = env_int("MONITOR_WARM_VIEWED_S", 1800, minimum=0, maximum=86400)
 MONITOR_WARM_MAX_REQUESTS = env_int("MONITOR_WARM_MAX_REQUESTS", 500, minimum=1, maximum=2000)
 # A run stops after this long, so it ends before the next one (beat lets the task wait 240 s for a worker).
@@ -230,7 +230,7 @@ MONITOR_WARM_BUDGET_S = env_int("MONITOR_WARM_BUDGET_S", 150, minimum=1, maximum
 if MONITOR_WARM_VIEWED_S:
     CELERY_BEAT_SCHEDULE["graphs-warm-ahead"] = {
         "task": "graphs.warm_viewed",
-        "schedule": crontab(minute="1-59/5,2-59/5"),
+        "schedule": crontab(minute="1-59/5"),
         "options": {"expires": 240},
     }
     CELERY_BEAT_SCHEDULE["graphs-warm-viewed"] = {

@@ -2,14 +2,14 @@
 pages (or the live refresh of one left open) finds their windows in the cache instead of InfluxDB.
 
 A live range's whole windows change twice a window: its end moves on when pages see the newest window
-(`cache.WRITE_GRACE_S` after the window's end), its start at the next window's end. The runs before the first
-moment ("ahead", a minute and two after the window's end) read, as at that moment, the requests whose every device
+(`cache.WRITE_GRACE_S` after the window's end), its start at the next window's end. The run before the first
+moment ("ahead", from a minute after the window's end) reads, as at that moment, the requests whose every device
 has written the window (polled since its end, or since a minute after it for the devices that write a minute
-later: collectors/rollup.py `write_delay_s`); the run at that moment reads those they left (a device not yet
-polled, a run that found no worker), then every request once more as at the next window's end; the run a minute
-later reads as at that end the requests viewed since (a page opened after the run at that moment). Each request
-is claimed in Redis before it is read, so no two runs read it for the same moment. So at both moments the answers
-are already cached and no viewer waits for InfluxDB."""
+later: collectors/rollup.py `write_delay_s`), each as soon as it has; the run at that moment reads those it left
+(a device not yet polled, a run that found no worker), then every request once more as at the next window's end;
+the run a minute later reads as at that end the requests viewed since (a page opened after the run at that
+moment). Each request is claimed in Redis before it is read, so no two runs read it for the same moment. So at
+both moments the answers are already cached and no viewer waits for InfluxDB."""
 
 from __future__ import annotations
 
@@ -38,6 +38,7 @@ DONE = "monitor:warmed:{}"  # the requests read for a window (by its end) as at 
 NEXT = "monitor:warmed-next:{}"  # ... and those read as at the next window's end
 SLACK_S = 1.0  # a poll's samples are timed after its start; its lines are flushed before its row is saved
 MARGIN_S = 5  # the run ahead ends its reading this long before pages see the window
+WAIT_S = 5.0  # the run ahead looks this often for devices that have written the window since
 
 
 def warm_viewed(now: float | None = None) -> dict[str, float]:
@@ -78,18 +79,25 @@ class Run:
 
     def ahead(self, requests: list[QueryDict], at_s: float, count: str, claim: str) -> list[QueryDict]:
         """Read as at `at_s` (epoch seconds, ahead) the requests whose devices have written the newest window, paced
-        (on the real clock) to end before then; those whose device finished a poll during a first pass in a second;
-        each one claimed in the Redis set `claim` first. Returns those still waiting."""
+        (on the real clock) to end before then, and those whose devices write it meanwhile as they do (unpaced: in a
+        second pass); each one claimed in the Redis set `claim` first. Returns those still waiting."""
         deadline = None
         if self.paced:  # viewers share the machine with the run meanwhile
             budget_end = self.started + settings.MONITOR_WARM_BUDGET_S - MARGIN_S
             deadline = min(self.started + at_s - MARGIN_S - self.moment, budget_end)
         at = datetime.fromtimestamp(at_s, timezone.utc)
-        for _ in range(2):
+        passes = 0
+        while requests:
             ready, requests = _ready(requests, self.ended)
             self.read(ready, at, count, claim, deadline)
-            if not ready or not requests:
+            passes += 1
+            if deadline is None:  # unpaced (a given moment): a second pass for the devices polled meanwhile
+                if not ready or passes == 2:
+                    break
+            elif time.monotonic() >= deadline - WAIT_S:
                 break
+            elif not ready:  # the rest write the window later (a minute after its end for half of them)
+                time.sleep(WAIT_S)
         return requests
 
     def read(
