@@ -19,7 +19,7 @@ from monitor.graphs import viewed
 from monitor.graphs.access import Access
 from monitor.graphs.api import batch
 from monitor.graphs.trees.models import AggregateGraph
-from monitor.graphs.warming import pause, warm_viewed
+from monitor.graphs.warming import WAIT_S, Run, pause, warm_viewed
 from monitor.models import Device, Graph
 from monitor.timeseries.cache import WRITE_GRACE_S
 from tests.test_bad_input import influx_queries
@@ -239,6 +239,21 @@ def test_a_page_first_viewed_after_the_run_is_read_as_at_the_next_window_by_a_ru
     empty_cache()
     assert as_at(late, ended + 301) == turned  # the same numbers as read cold
     assert influx_queries(influx) > before
+
+
+def test_a_run_ahead_stops_looking_for_devices_once_every_device_polled_each_minute_has_written_the_window():
+    forget_runs()
+    ended, _, visible = moments()
+    down = Device.objects.create(name="down-switch", host="127.0.0.2", community="x", poll_interval_s=60)
+    graph = Graph.objects.create(device=down, template="traffic", instance="p/1", title="down p/1")
+    polled(down, ended - 40)  # not polled since the window's end: not answering
+    params = QueryDict(mutable=True)
+    params.setlist("graph", [str(graph.pk)])
+    params["range"] = "1d"
+    run = Run(time.monotonic(), visible - 10, paced=True)  # reading ahead as at the next window's end, 2 minutes off
+    began = time.monotonic()
+    assert run.ahead([params], ended + 301, "next", claim="monitor:warmed-test") == [params]
+    assert time.monotonic() - began < WAIT_S  # not a look every 5 s until its deadline, holding a worker process
 
 
 def test_the_run_ahead_rests_as_long_as_each_read_took_unless_that_would_miss_its_deadline():

@@ -22,7 +22,7 @@ from datetime import datetime, timezone
 from django.conf import settings
 from django.http import QueryDict
 
-from collectors.rollup import write_delay_s
+from collectors.rollup import SPREAD_S, write_delay_s
 from monitor.core import services
 from monitor.core.ids import parse_id
 from monitor.graphs import viewed
@@ -39,6 +39,9 @@ NEXT = "monitor:warmed-next:{}"  # ... and those read as at the next window's en
 SLACK_S = 1.0  # a poll's samples are timed after its start; its lines are flushed before its row is saved
 MARGIN_S = 5  # the run ahead ends its reading this long before pages see the window
 WAIT_S = 5.0  # the run ahead looks this often for devices that have written the window since
+# ... until every device polled each minute has written it (a minute late for half of them, and its write): those
+# left then are polled rarely or not answering, and the run at the moment pages see the window reads them.
+LOOK_UNTIL_S = 2 * SPREAD_S + 30
 
 
 def warm_viewed(now: float | None = None) -> dict[str, float]:
@@ -94,11 +97,15 @@ class Run:
             if deadline is None:  # unpaced (a given moment): a second pass for the devices polled meanwhile
                 if not ready or passes == 2:
                     break
-            elif time.monotonic() >= deadline - WAIT_S:
+            elif time.monotonic() >= deadline - WAIT_S or self.now() >= self.ended + LOOK_UNTIL_S:
                 break
             elif not ready:  # the rest write the window later (a minute after its end for half of them)
                 time.sleep(WAIT_S)
         return requests
+
+    def now(self) -> float:
+        """The run's clock (epoch seconds): its moment, moved on by the time it has taken."""
+        return self.moment + time.monotonic() - self.started
 
     def read(
         self,
