@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from bench import stack
 from bench.common import percentile
-from collectors.rollup import HOUR_WRITE_DELAY_S, SPREAD_S
+from collectors.rollup import HOUR_WRITE_DELAY_S, WRITTEN_BY_S
 
 TIERS = (("5m", 300), ("1h", 3600))
 # Series every switch must have a rollup point for in each window: (measurement, raw field, identifying tags).
@@ -86,14 +86,13 @@ class Window:
         return self.start + self.step
 
 
-# When the last device writes a window after its end: the first poll after it, a minute later for half of them
-# (collectors/rollup.py), and an hour from HOUR_WRITE_DELAY_S after its end.
-WRITTEN_BY_S = {"5m": 2 * SPREAD_S, "1h": HOUR_WRITE_DELAY_S + 2 * SPREAD_S}
+# When the last device has written a window after its end (collectors/rollup.py).
+WRITTEN_AFTER_S = {"5m": WRITTEN_BY_S, "1h": HOUR_WRITE_DELAY_S + WRITTEN_BY_S}
 
 
 class RollupChecker(threading.Thread):
     """Checks every window of each tier that ends between `first` and `last`: first when every device should have
-    written it (WRITTEN_BY_S after its end, + grace: the checker's reads cost InfluxDB 5-8 s each, so none is spent
+    written it (WRITTEN_AFTER_S after its end, + grace: the checker's reads cost InfluxDB 5-8 s each, so none is spent
     before), then every minute until every expected series has its point, and for the verdict at one window after
     its end (+ grace). What is still missing then is looked for once more at the end of the run."""
 
@@ -121,7 +120,7 @@ class RollupChecker(threading.Thread):
 
     def _check_due(self, window: Window) -> None:
         now = time.time()
-        if now < window.end + WRITTEN_BY_S[window.tier] + self.grace:
+        if now < window.end + WRITTEN_AFTER_S[window.tier] + self.grace:
             return
         deadline = window.end + window.step + self.grace
         if now - window.looked_at < 60 and now < deadline:

@@ -24,6 +24,9 @@ HOUR_WRITE_DELAY_S = 150
 # (docs/performance.md scenario 8); over two minutes, half as many a second. Pages see a window once every device
 # has written it (monitor/timeseries/cache.py WRITE_GRACE_S).
 SPREAD_S = 60
+# So every device polled each minute has written a 5-minute window this long after its end (the first poll after
+# it, a minute later for half of them), and an hour HOUR_WRITE_DELAY_S later than that.
+WRITTEN_BY_S = 2 * SPREAD_S
 # Fields whose legend shows a total (rate x the sample's own interval): kept as `<field>_total` in each window.
 TOTALS: Mapping[str, frozenset[str]] = {"interface": frozenset(("in_bps", "out_bps"))}
 _NONE: frozenset[str] = frozenset()

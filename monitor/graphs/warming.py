@@ -22,7 +22,7 @@ from datetime import datetime, timezone
 from django.conf import settings
 from django.http import QueryDict
 
-from collectors.rollup import SPREAD_S, write_delay_s
+from collectors.rollup import WRITTEN_BY_S, write_delay_s
 from monitor.core import services
 from monitor.core.ids import parse_id
 from monitor.graphs import viewed
@@ -41,7 +41,7 @@ MARGIN_S = 5  # the run ahead ends its reading this long before pages see the wi
 WAIT_S = 5.0  # the run ahead looks this often for devices that have written the window since
 # ... until every device polled each minute has written it (a minute late for half of them, and its write): those
 # left then are polled rarely or not answering, and the run at the moment pages see the window reads them.
-LOOK_UNTIL_S = 2 * SPREAD_S + 30
+LOOK_UNTIL_S = WRITTEN_BY_S + 30
 
 
 def warm_viewed(now: float | None = None) -> dict[str, float]:
