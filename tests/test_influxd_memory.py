@@ -1,6 +1,5 @@
 """InfluxDB runs with a Go memory limit (GOMEMLIMIT): without one its runtime kept what compactions' peaks took
-and the kernel killed it at 2,000 switches (docs/performance.md, scenario 8); without Go's profilers; and writing
-its cache to disk in large pieces."""
+and the kernel killed it at 2,000 switches (docs/performance.md, scenario 8); and without Go's profilers."""
 
 from __future__ import annotations
 
@@ -81,26 +80,3 @@ def test_a_profiler_setting_influxd_would_misread_is_refused(monkeypatch, value)
     monkeypatch.setenv("INFLUXD_PPROF_DISABLED", value)
     with pytest.raises(StartError, match=r"INFLUXD_PPROF_DISABLED=.* is neither true nor false"):
         services.influxd_pprof_disabled()
-
-
-def running_config(influx) -> dict:
-    """The configuration the influxd behind `influx` runs with (its /api/v2/config, for an operator's token)."""
-    import json
-    import urllib.request
-
-    request = urllib.request.Request(f"{influx.url}/api/v2/config", headers={"Authorization": f"Token {influx.token}"})
-    with urllib.request.urlopen(request, timeout=10) as response:
-        return json.load(response)["config"]
-
-
-def test_the_stacks_influxd_writes_its_cache_to_disk_at_256_mib(influx):
-    """At influxd's default (25 MiB) each write of a shard's cache sorted and indexed every series field for about
-    one sample each at 2,000 switches: a third of InfluxDB's CPU (docs/performance.md)."""
-    assert running_config(influx)["storage-cache-snapshot-memory-size"] == 256 * 2**20
-
-
-def test_the_cache_size_is_set_by_its_influxd_variable(monkeypatch):
-    monkeypatch.setenv("INFLUXD_STORAGE_CACHE_SNAPSHOT_MEMORY_SIZE", " 64MiB ")
-    assert services.influxd_snapshot_size() == "64MiB"
-    monkeypatch.setenv("INFLUXD_STORAGE_CACHE_SNAPSHOT_MEMORY_SIZE", "")
-    assert services.influxd_snapshot_size() == "256MiB"

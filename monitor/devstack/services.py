@@ -92,19 +92,6 @@ def influxd_pprof_disabled() -> str:
     return configured
 
 
-# influxd writes a shard's in-memory cache to a new file at this size (its default, 25 MiB, holds about 20 s of raw
-# samples at 2,000 switches): each write of it sorts and indexes every series field in the cache, so at the
-# default most of that work was paid per sample (a third of InfluxDB's CPU, docs/performance.md). Writes are
-# refused at storage-cache-max-memory-size (1 GiB), four times this.
-SNAPSHOT_SIZE = "256MiB"
-
-
-def influxd_snapshot_size() -> str:
-    """INFLUXD_STORAGE_CACHE_SNAPSHOT_MEMORY_SIZE for influxd: $INFLUXD_STORAGE_CACHE_SNAPSHOT_MEMORY_SIZE (read by
-    influxd as it is), else SNAPSHOT_SIZE."""
-    return os.environ.get("INFLUXD_STORAGE_CACHE_SNAPSHOT_MEMORY_SIZE", "").strip() or SNAPSHOT_SIZE
-
-
 def start_influxd(data_dir: Path, port: int, log_dir: Path) -> Process:
     data_dir.mkdir(parents=True, exist_ok=True)
     argv = [
@@ -126,7 +113,6 @@ def start_influxd(data_dir: Path, port: int, log_dir: Path) -> Process:
         "INFLUXD_CONFIG_PATH": str(data_dir),
         "GOMEMLIMIT": influxd_memory_limit(),
         "INFLUXD_PPROF_DISABLED": influxd_pprof_disabled(),
-        "INFLUXD_STORAGE_CACHE_SNAPSHOT_MEMORY_SIZE": influxd_snapshot_size(),
     }
     process = Process("influxd", argv, log_dir / "influxd.log", env=env)
     wait_http(process, f"http://127.0.0.1:{port}/health", timeout=90)
