@@ -1,8 +1,10 @@
-"""Read InfluxDB back in tests: Flux with `params.name` placeholders bound through influxdb-client's params."""
+"""Read InfluxDB back in tests: Flux with `params.name` placeholders bound through influxdb-client's params, and
+how many queries it has answered."""
 
 from __future__ import annotations
 
 import re
+import urllib.request
 from dataclasses import dataclass
 
 from monitor.timeseries.client import client
@@ -31,3 +33,12 @@ def query(bound: Bound | str) -> list:
 def records(script: str, params: dict[str, object]) -> list:
     """Every record of the script's tables."""
     return [record for table in query(bind(script, params)) for record in table.records]
+
+
+def influx_queries(influx, paths: tuple[str, ...] = ("/api/v2/query", "/query")) -> float:
+    """How many queries InfluxDB has answered on these paths (Flux's and InfluxQL's by default; its own /metrics
+    counter): proof of what reached it."""
+    with urllib.request.urlopen(f"{influx.url}/metrics", timeout=10) as response:
+        text = response.read().decode()
+    lines = re.findall(r"^http_api_requests_total\{([^}]*)\} (\S+)$", text, re.M)
+    return sum(float(value) for labels, value in lines if any(f'path="{path}"' in labels for path in paths))

@@ -470,17 +470,6 @@ def api_urls(stored: dict) -> list[str]:
     ]
 
 
-def influx_queries(influx, paths: tuple[str, ...] = ("/api/v2/query", "/query")) -> float:
-    """How many queries InfluxDB has answered on these paths (Flux's and InfluxQL's by default; its own /metrics
-    counter): proof of what reached it."""
-    import urllib.request
-
-    with urllib.request.urlopen(f"{influx.url}/metrics", timeout=10) as response:
-        text = response.read().decode()
-    lines = re.findall(r"^http_api_requests_total\{([^}]*)\} (\S+)$", text, re.M)
-    return sum(float(value) for labels, value in lines if any(f'path="{path}"' in labels for path in paths))
-
-
 def assert_clear(response) -> None:
     """A 400 with a JSON message, or a 200: never a 500."""
     assert response.status_code in (200, 400), (response.status_code, response.content[:300])
@@ -492,18 +481,18 @@ def assert_clear(response) -> None:
 @pytest.mark.parametrize("param", (*PARAMS, "field"))
 @pytest.mark.parametrize("value", list(BAD_VALUES.values()), ids=list(BAD_VALUES))
 def test_api_parameters_get_a_400_with_a_message_or_a_200(boss, stored, influx, param, value):
-    before = influx_queries(influx)
+    before = influxq.influx_queries(influx)
     for path in api_urls(stored):
         response = boss.get(path, {param: value})
         assert_clear(response)
         if response.status_code == 200 and path.endswith("series"):
             assert response.json()["series"][0]["points"]  # a 200 is a correct answer, not an empty one
     if param in ("start", "end") and value not in ("", "-1"):  # no date: refused before any query is sent
-        assert influx_queries(influx) == before
+        assert influxq.influx_queries(influx) == before
 
 
 def test_flux_injection_in_parameters_never_reaches_influxdb(boss, stored, influx):
-    before = influx_queries(influx)
+    before = influxq.influx_queries(influx)
     for path in api_urls(stored):
         extra = {"field": INJECTION} if path.endswith("heatmap") else {"unit": INJECTION}
         for query in (
@@ -516,9 +505,9 @@ def test_flux_injection_in_parameters_never_reaches_influxdb(boss, stored, influ
             response = boss.get(path, query)
             assert response.status_code == 400, (path, query)
             assert re.search(r"is not (a date|one of|an integer|available)|must be one of", response.json()["error"])
-    assert influx_queries(influx) == before  # not one of them was sent
+    assert influxq.influx_queries(influx) == before  # not one of them was sent
     assert boss.get(api_urls(stored)[0], {"range": "1h"}).status_code == 200
-    assert influx_queries(influx) > before  # and the counter does count queries
+    assert influxq.influx_queries(influx) > before  # and the counter does count queries
 
 
 def test_a_stored_name_that_would_alter_flux_is_bound_as_a_literal(boss, stored):

@@ -16,7 +16,7 @@ from monitor.timeseries import series
 from monitor.timeseries.flux import Member, Plot
 from monitor.timeseries.plan import Window
 from monitor.timeseries.templates import TEMPLATES
-from tests.test_bad_input import influx_queries
+from tests.influxq import influx_queries
 from tests.test_page_series import page  # noqa: F401 (fixture: a 16-port switch with 40 days of history)
 
 pytestmark = pytest.mark.django_db

@@ -14,7 +14,7 @@ from monitor.graphs.trees.models import Tree, TreeNode, place_device
 from monitor.models import Device, Graph
 from monitor.timeseries.cache import HOUR_GRACE_S
 from monitor.timeseries.history import HistoryWriter
-from tests.test_bad_input import influx_queries
+from tests.influxq import influx_queries
 from tests.tsbuckets import port_polls
 
 pytestmark = pytest.mark.django_db

@@ -17,7 +17,7 @@ from monitor.timeseries.flux import Member, Plot
 from monitor.timeseries.history import HistoryWriter
 from monitor.timeseries.plan import Window, layout
 from monitor.timeseries.templates import TEMPLATES
-from tests.test_bad_input import influx_queries
+from tests.influxq import influx_queries
 
 pytestmark = pytest.mark.django_db
 DAY = 86400

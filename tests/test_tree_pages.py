@@ -138,7 +138,7 @@ def test_home_ranks_busiest_ports_hottest_sensors_and_slowest_volumes(client, vi
 
 
 def test_home_rankings_are_read_once_per_window_for_every_viewer(client, viewer, fleet, influx):
-    from tests.test_bad_input import influx_queries
+    from tests.influxq import influx_queries
 
     first = client.get("/?range=1d").content.decode()
     before = influx_queries(influx)

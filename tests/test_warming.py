@@ -22,7 +22,7 @@ from monitor.graphs.trees.models import AggregateGraph
 from monitor.graphs.warming import WAIT_S, Run, pause, warm_viewed
 from monitor.models import Device, Graph
 from monitor.timeseries.cache import WRITE_GRACE_S
-from tests.test_bad_input import influx_queries
+from tests.influxq import influx_queries
 from tests.test_page_series import page  # noqa: F401 (fixture: a 16-port switch with 40 days of history)
 
 pytestmark = pytest.mark.django_db
