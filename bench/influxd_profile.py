@@ -18,7 +18,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 HZ = 49  # samples a second per busy thread: a minute of a busy core is 2,940 samples
-# The first rule that matches anywhere in a sample's stack names it (a snapshot's encoding also matches "write").
+# The first rule that matches anywhere in a sample's stack names it (order matters: a snapshot runs in the Compactor).
 KINDS = [
     ("gc", re.compile(r"gcBgMarkWorker|runtime\.bgsweep|runtime\.bgscavenge")),
     ("snapshot", re.compile(r"cacheKeyIterator|Cache\)\.Deduplicate|WriteSnapshot|compactCache|Cache\)\.Snapshot")),
