@@ -25,13 +25,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
-from monitor.timeseries import cache, influxql, tiers
-from monitor.timeseries.client import Table
+from monitor.timeseries import cache, influxql, rawcols, tiers
 from monitor.timeseries.flux import Params, Plot
 from monitor.timeseries.lookup import Lookup
+from monitor.timeseries.rawcols import SeriesCols
 
 LIVE_S = 5  # a range ending this close to now ends "now": its tail is cached by poll
 TTL_S = 600  # a tail kept by poll and not read for this long is dropped (a device that stopped polling or unviewed)
+KEPT = "edges-cols"  # the cache's name for a device's kept samples: renamed when their form changes (rawcols)
 FEW = 8  # a request of at most this many graphs of a device reads their own tails when the device's is not cached
 
 
@@ -55,22 +56,27 @@ def read(
             lookup.register(plot, plot.members[0], field, field)
     before = timedelta(seconds=2 * interval + 1)
     late = cache.late_writes()
-    tables: list[Table] = []
+    heads: list[SeriesCols] = []
+    tails: list[SeriesCols] = []
     for device in dict.fromkeys(plot.members[0].device for plot in plots):
         if head is not None:
             block = head - timedelta(seconds=(head.timestamp() % step_s) or step_s)  # the window holding `head`
             parts = ("head", device, block.timestamp(), interval, late if _before(late, start) else None)
-            tables += _cached(parts, device, block - before, start, "head")
+            heads += _cached(parts, device, block - before, start)
         version = (versions or {}).get(device)
         live = until >= now - timedelta(seconds=LIVE_S)
         if live and version is not None:
             mine = [plot for plot in plots if plot.members[0].device == device]
             few = mine if len(mine) <= FEW else None
             until_now = now + timedelta(seconds=LIVE_S)
-            tables += _tail(device, end, step_s, before, interval, Poll(version, late), until_now, few)
+            tails += _tail(device, end, step_s, before, interval, Poll(version, late), until_now, few)
         else:
-            tables += _device(device, end - before, until, "tail")
-    return lookup.index(tables)
+            tails += _device(device, end - before, until)
+
+    def wanted(group: dict) -> bool:
+        return lookup.target(group) is not None
+
+    return lookup.index(rawcols.tables(heads, "head", wanted) + rawcols.tables(tails, "tail", wanted))
 
 
 def _before(late: cache.Late | None, moment: datetime) -> bool:
@@ -79,12 +85,12 @@ def _before(late: cache.Late | None, moment: datetime) -> bool:
     return late is not None and late.oldest_ms < moment.timestamp() * 1000
 
 
-def _cached(parts: tuple, device: str, since: datetime, until: datetime, name: str) -> list[Table]:
+def _cached(parts: tuple, device: str, since: datetime, until: datetime) -> list[SeriesCols]:
     """The device's samples cached under `parts`, else read (and cached)."""
-    key = cache.key("edges", tiers.tiers()[0].bucket, *parts)
+    key = cache.key(KEPT, tiers.tiers()[0].bucket, *parts)
     found = cache.get_many([key]).get(key)
     if found is None:
-        found = _device(device, since, until, name)
+        found = _device(device, since, until)
         cache.set_many({key: found}, TTL_S, windows=1)
     return found
 
@@ -98,33 +104,33 @@ def _tail(
     poll: Poll,
     until: datetime,
     few: list[Plot] | None,
-) -> list[Table]:
+) -> list[SeriesCols]:
     """The device's samples from `before` ahead of `end` as of `poll`: as kept, else those kept (for this end, or
     the window's before, cut to this one's) with the samples since the newest one (or since the oldest written late
     after it was kept) added, else read in full and kept; `few`: none kept, read only theirs (not kept)."""
     since = end - before
     ends = (end.timestamp(), end.timestamp() - step_s)  # this end's, and the window's before (which holds it)
-    keys = [cache.key("edges", tiers.tiers()[0].bucket, "tail", device, e, interval) for e in ends]
+    keys = [cache.key(KEPT, tiers.tiers()[0].bucket, "tail", device, e, interval) for e in ends]
     cached = cache.get_many(keys)
     found = next((cached[k] for k in keys if isinstance(cached.get(k), Kept)), None)
     if found is not None and found.poll.late is not None and poll.late is None:
         found = None  # kept with a mark of samples written late, and the mark is lost: what came since is unknown
     if found is not None and found.poll == poll and found is cached.get(keys[0]):  # this end's, this poll's
-        return found.tables
+        return found.series
     if found is None:
         if few:
             answers = influxql.query(tiers.tiers()[0].bucket, *_statements(few, device, since, until))
-            return _tables([series for answer in answers for series in answer], "tail")
-        kept = Kept(poll, _device(device, since, until, "tail"))
+            return rawcols.from_influxql([series for answer in answers for series in answer])
+        kept = Kept(poll, _device(device, since, until))
     else:
-        newest = max((t for table in found.tables for t, _ in table.rows), default=0)
+        newest = rawcols.newest_ms(found.series)
         if found.poll.late != poll.late:  # samples written late since: read again from the oldest of them
             newest = min(newest, poll.late.oldest_ms)
         fresh_since = max(since, datetime.fromtimestamp(newest / 1000, timezone.utc) - before)
-        fresh = _device(device, fresh_since, until, "tail")
-        kept = Kept(poll, _merge(found.tables, fresh, since, fresh_since))
+        fresh = _device(device, fresh_since, until)
+        kept = Kept(poll, rawcols.merge(found.series, fresh, since.timestamp() * 1000, fresh_since.timestamp() * 1000))
     cache.set_many({keys[0]: kept}, TTL_S, windows=1)
-    return kept.tables
+    return kept.series
 
 
 @dataclass(frozen=True)
@@ -140,20 +146,7 @@ class Kept:
     """A device's tail as of `poll`."""
 
     poll: Poll
-    tables: list[Table]
-
-
-def _merge(kept: list[Table], fresh: list[Table], since: datetime, fresh_since: datetime) -> list[Table]:
-    """Table by table, the kept rows from `since` until the fresh rows' start, then the fresh rows."""
-    low, cut = since.timestamp() * 1000, fresh_since.timestamp() * 1000
-    merged = {_ident(t): Table(t.result, t.group, [r for r in t.rows if low <= r[0] < cut]) for t in kept}
-    for table in fresh:
-        merged.setdefault(_ident(table), Table(table.result, table.group, [])).rows.extend(table.rows)
-    return [table for table in merged.values() if table.rows]
-
-
-def _ident(table: Table) -> tuple:
-    return tuple(sorted(table.group.items()))
+    series: list[SeriesCols]
 
 
 def _statements(plots: list[Plot], device: str, since: datetime, until: datetime) -> tuple[list[str], dict]:
@@ -171,23 +164,10 @@ def _statements(plots: list[Plot], device: str, since: datetime, until: datetime
     return statements, bind.values
 
 
-def _device(device: str, since: datetime, until: datetime, name: str) -> list[Table]:
+def _device(device: str, since: datetime, until: datetime) -> list[SeriesCols]:
     """Every raw series of one device between two moments (one InfluxQL statement: JSON arrays of values, where
-    Flux's CSV repeated each series' tags on every sample), as tables named `name`."""
+    Flux's CSV repeated each series' tags on every sample)."""
     bind = Params()
     statement = f"SELECT * FROM /.*/ WHERE {influxql.where(bind, device, since, until)} GROUP BY *"  # noqa: S608
     (found,) = influxql.query(tiers.tiers()[0].bucket, [statement], bind.values)
-    return _tables(found, name)
-
-
-def _tables(found: list, name: str) -> list[Table]:
-    """InfluxQL's series (a column per field) as one table per field, named `name`, without empty values."""
-    tables = []
-    for series in found:
-        group = dict(series.get("tags") or {}) | {"_measurement": series["name"]}
-        columns = list(zip(*series["values"], strict=True))
-        for field, values in zip(series["columns"][1:], columns[1:], strict=True):
-            rows = [(t, float(v)) for t, v in zip(columns[0], values, strict=True) if v is not None]
-            if rows:
-                tables.append(Table(name, group | {"_field": field}, rows))
-    return tables
+    return rawcols.from_influxql(found)

@@ -26,19 +26,24 @@ class Lookup:
         """{(graph key, field): {result name: rows}}; tables of no registered series are ignored."""
         found: dict[tuple[str, str], dict[str, list]] = defaultdict(lambda: defaultdict(list))
         for table in tables:
-            group = table.group
-            for measurement, tag, filters in self._variants:
-                if group.get("_measurement") != measurement:
-                    continue
-                key = (
-                    measurement,
-                    group.get("device", ""),
-                    group.get(tag, "") if tag else "",
-                    tuple((name, group.get(name, "")) for name in filters),
-                    group.get("_field", ""),
-                )
-                target = self._targets.get(key)
-                if target is not None:
-                    found[target][table.result].extend(table.rows)
-                    break
+            target = self.target(table.group)
+            if target is not None:
+                found[target][table.result].extend(table.rows)
         return found
+
+    def target(self, group: dict[str, str]) -> tuple[str, str] | None:
+        """The (graph key, field) registered for a table's group (tags, `_measurement`, `_field`), if any."""
+        for measurement, tag, filters in self._variants:
+            if group.get("_measurement") != measurement:
+                continue
+            key = (
+                measurement,
+                group.get("device", ""),
+                group.get(tag, "") if tag else "",
+                tuple((name, group.get(name, "")) for name in filters),
+                group.get("_field", ""),
+            )
+            target = self._targets.get(key)
+            if target is not None:
+                return target
+        return None
