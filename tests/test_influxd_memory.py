@@ -30,24 +30,6 @@ def test_the_stacks_influxd_runs_with_the_limit(influx):
     assert environment["GOMEMLIMIT"] == services.influxd_memory_limit()
 
 
-def test_the_stacks_influxd_collects_garbage_half_as_often_as_gos_default(influx):
-    """GOGC 200: Go's default (100) cost InfluxDB a tenth of a core at 2,000 switches (docs/performance.md)."""
-    assert influxd_environment(urlparse(influx.url).port)["GOGC"] == services.influxd_gc_percent()
-
-
-@pytest.mark.parametrize(("value", "passed"), [("", "200"), (" 150 ", "150"), ("100", "100"), ("off", "off")])
-def test_the_collectors_pace_is_set_by_influxd_gogc(monkeypatch, value, passed):
-    monkeypatch.setenv("INFLUXD_GOGC", value)
-    assert services.influxd_gc_percent() == passed
-
-
-@pytest.mark.parametrize("value", ["0", "-50", "2.5", "lots", "200%", "20000"])
-def test_a_gogc_go_cannot_read_is_refused_before_influxd_starts(monkeypatch, value):
-    monkeypatch.setenv("INFLUXD_GOGC", value)
-    with pytest.raises(StartError, match=r"INFLUXD_GOGC=.* is not a percentage Go reads: a whole number 1-10000"):
-        services.influxd_gc_percent()
-
-
 def test_the_limit_is_half_the_machines_memory_by_default(monkeypatch):
     monkeypatch.delenv("INFLUXD_MEMORY_LIMIT", raising=False)
     meminfo = Path("/proc/meminfo").read_text().splitlines()

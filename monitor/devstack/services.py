@@ -92,16 +92,6 @@ def influxd_pprof_disabled() -> str:
     return configured
 
 
-def influxd_gc_percent() -> str:
-    """GOGC for influxd: $INFLUXD_GOGC, else 200. Go's default (100) collects each time the heap doubles; at 2,000
-    switches that was a tenth of a core of InfluxDB's 0.64, most of it in the minutes its rollup lines arrive
-    (docs/performance.md). 200 collects half as often, and GOMEMLIMIT still caps the heap."""
-    configured = os.environ.get("INFLUXD_GOGC", "").strip() or "200"
-    if configured != "off" and not (configured.isdigit() and 0 < int(configured) <= 10_000):
-        raise StartError(f"INFLUXD_GOGC={configured!r} is not a percentage Go reads: a whole number 1-10000, or off")
-    return configured
-
-
 def start_influxd(data_dir: Path, port: int, log_dir: Path) -> Process:
     data_dir.mkdir(parents=True, exist_ok=True)
     argv = [
@@ -122,7 +112,6 @@ def start_influxd(data_dir: Path, port: int, log_dir: Path) -> Process:
     env = {
         "INFLUXD_CONFIG_PATH": str(data_dir),
         "GOMEMLIMIT": influxd_memory_limit(),
-        "GOGC": influxd_gc_percent(),
         "INFLUXD_PPROF_DISABLED": influxd_pprof_disabled(),
     }
     process = Process("influxd", argv, log_dir / "influxd.log", env=env)
