@@ -240,16 +240,17 @@ def hour_tail(clean_backends):
     return {"device": device, "graphs": graphs, "at": at, "history": history}
 
 
-def year_tail(fixture: dict, at: float) -> dict:
+def year_tail(fixture: dict, at: float, polled: float | None = None) -> dict:
     """The year chart's last point (the raw samples after its newest hourly window) and legend, read as at `at`
-    after a poll of the device at `at`."""
+    after a poll of the device at `polled` (default `at`)."""
     from django.http import QueryDict
 
     from monitor.graphs.access import Access
     from monitor.graphs.api import batch as read_batch
 
     when = datetime.fromtimestamp(at, dt_timezone.utc)
-    Device.objects.filter(pk=fixture["device"].pk).update(last_poll_at=when)
+    poll = datetime.fromtimestamp(at if polled is None else polled, dt_timezone.utc)
+    Device.objects.filter(pk=fixture["device"].pk).update(last_poll_at=poll)
     graphs = "".join(f"graph={graph.pk}&" for graph in fixture["graphs"])
     params = QueryDict(f"{graphs}range=1y&points=300&p95=later&shape=columns")
     series = read_batch(Access.server(), params, when)["graphs"][str(fixture["graphs"][0].pk)]["series"][0]
@@ -313,6 +314,21 @@ def test_a_tail_kept_across_polls_and_an_hours_end_is_the_tail_read_in_full(hour
     for moment, mine in zip(moments, kept, strict=True):
         cache.clear()
         assert mine == pytest.approx(year_tail(hour_tail, moment)), moment - at  # later samples lie after it
+
+
+def test_a_tail_kept_as_at_a_later_moment_shows_no_sample_after_an_earlier_one(hour_tail):
+    """A tail kept by a read as at a later moment of the same poll (a run reading ahead, a test's past moment)
+    holds samples after an earlier one: read as at the earlier moment they are left out, as a cold read leaves them."""
+    from django.core.cache import cache
+
+    at = hour_tail["at"]
+    poll_once(hour_tail, at + 20, 9e6)
+    later = year_tail(hour_tail, at + 30, polled=at)
+    assert later["current"] == pytest.approx(9e6) and later["max"] == pytest.approx(9e6)
+    earlier = year_tail(hour_tail, at + 10, polled=at)  # from the tail kept as at `at + 30`
+    assert earlier["current"] == pytest.approx(5e6) and earlier["max"] == pytest.approx(5e6)
+    cache.clear()
+    assert earlier == pytest.approx(year_tail(hour_tail, at + 10, polled=at))
 
 
 def test_samples_replayed_late_from_the_spool_show_in_a_kept_tail(hour_tail, influx):

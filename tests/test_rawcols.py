@@ -77,6 +77,18 @@ def test_merge_cuts_the_kept_samples_and_appends_the_fresh_ones_field_by_field()
     assert rawcols.newest_ms([]) == 0
 
 
+def test_kept_samples_cut_to_a_moment_lose_those_at_or_after_it_and_are_untouched_when_none_are():
+    kept = rawcols.from_influxql(
+        [influxql_series("gi1/0/1", [[0, 1, 0], [60_000, 2, None]]), influxql_series("gi1/0/2", [[120_000, 3, 1]])]
+    )
+    assert rawcols.cut_to(kept, 180_000) is kept
+    assert rows_of(rawcols.tables(rawcols.cut_to(kept, 60_000), "tail")) == {
+        ("tail", "gi1/0/1", "in_bps"): [(0, 1.0)],
+        ("tail", "gi1/0/1", "in_errors"): [(0, 0.0)],
+    }
+    assert list(kept[1].times) == [120_000]  # the kept samples themselves stay as they were
+
+
 def test_kept_columns_survive_the_cache_as_they_were():
     kept = rawcols.from_influxql([influxql_series("gi1/0/1", [[60_000, 1.5, None], [120_000, 2.5, 1]])])
     again = pickle.loads(pickle.dumps(kept, pickle.HIGHEST_PROTOCOL))  # noqa: S301 (our own bytes: as Django's cache)

@@ -116,7 +116,7 @@ def _tail(
     if found is not None and found.poll.late is not None and poll.late is None:
         found = None  # kept with a mark of samples written late, and the mark is lost: what came since is unknown
     if found is not None and found.poll == poll and found is cached.get(keys[0]):  # this end's, this poll's
-        return found.series
+        return rawcols.cut_to(found.series, until.timestamp() * 1000)  # kept by a read as at a later moment
     if found is None:
         if few:
             answers = influxql.query(tiers.tiers()[0].bucket, *_statements(few, device, since, until))

@@ -6,6 +6,7 @@ made only for the series a request asks for."""
 
 from __future__ import annotations
 
+import math
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable
@@ -60,6 +61,13 @@ def tables(kept: list[SeriesCols], name: str, wanted: Callable[[dict], bool] | N
 def newest_ms(kept: list[SeriesCols]) -> int:
     """The newest sample's time in `kept` (0 when it holds none)."""
     return max((series.times[-1] for series in kept if series.times), default=0)
+
+
+def cut_to(kept: list[SeriesCols], until_ms: float) -> list[SeriesCols]:
+    """`kept` without the samples at or after `until_ms` (itself when it holds none)."""
+    if newest_ms(kept) < until_ms:
+        return kept
+    return merge(kept, [], -math.inf, until_ms)
 
 
 def merge(kept: list[SeriesCols], fresh: list[SeriesCols], low_ms: float, cut_ms: float) -> list[SeriesCols]:
