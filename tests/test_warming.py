@@ -21,7 +21,9 @@ from monitor.graphs.api import batch
 from monitor.graphs.trees.models import AggregateGraph
 from monitor.graphs.warming import WAIT_S, Run, pause, warm_viewed
 from monitor.models import Device, Graph
+from monitor.timeseries import tiers
 from monitor.timeseries.cache import WRITE_GRACE_S
+from monitor.timeseries.client import connect
 from tests.influxq import influx_queries
 from tests.test_page_series import page  # noqa: F401 (fixture: a 16-port switch with 40 days of history)
 
@@ -53,6 +55,21 @@ def polled(device, finished: float, took: float = 0.5) -> None:
     Device.objects.filter(pk=device.pk).update(last_poll_at=at, last_success_at=at, last_poll_duration_s=took)
 
 
+def polled_last(device, finished: float) -> None:
+    """The device's newest good poll at `finished`, and no sample of it after then. The page's history runs to the
+    real now, past the moments these tests read as at; a tail kept as of a poll holds what that poll wrote, so one
+    kept as at an earlier moment lacked samples after it, found by a cold read as at a later one."""
+    polled(device, finished)
+    with connect(10_000) as client:
+        client.delete_api().delete(
+            datetime.fromtimestamp(finished + 1, timezone.utc),
+            datetime.fromtimestamp(time.time() + 3600, timezone.utc),
+            f'device="{device.pk}"',
+            bucket=tiers.tiers()[0].bucket,
+            org=settings.INFLUXDB_ORG,
+        )
+
+
 def as_at(ask: list[tuple[str, str]], moment: float) -> dict:
     """The batch endpoint's answer to `ask` as at `moment`."""
     return batch(Access.server(), QueryDict(urlencode(ask)), datetime.fromtimestamp(moment, timezone.utc))
@@ -74,7 +91,7 @@ def test_a_page_read_ahead_of_its_window_is_cached_when_pages_see_the_window(adm
     services.redis_client().delete(viewed.KEY)
     forget_runs()
     ended, ahead, visible = moments()
-    polled(page["device"], writes_at(page["device"], ended) + 30)  # its window to `ended` is written
+    polled_last(page["device"], writes_at(page["device"], ended) + 30)  # its window to `ended` is written
     asks = {rng: query(page["graphs"], range=rng, points="300", p95="later", shape="columns") for rng in ("1d", "1y")}
     for ask in asks.values():  # viewed: remembered
         assert admin_client.get("/api/series", ask).status_code == 200
@@ -220,7 +237,7 @@ def test_a_page_first_viewed_after_the_run_is_read_as_at_the_next_window_by_a_ru
     services.redis_client().delete(viewed.KEY)
     forget_runs()
     ended, _, visible = moments()
-    polled(page["device"], writes_at(page["device"], ended) + 30)
+    polled_last(page["device"], writes_at(page["device"], ended) + 30)
     early = query(page["graphs"][:6], range="1d", points="300", shape="columns")
     assert admin_client.get("/api/series", early).status_code == 200
     figures = warm_viewed(now=visible)  # the run once pages see the window: the page viewed before it
