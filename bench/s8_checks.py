@@ -109,6 +109,7 @@ class RollupChecker(threading.Thread):
             for start in range(int(first) // step * step, int(last), step)
             if first < start + step <= last
         ]
+        self.fives = {w.start: w for w in self.windows if w.tier == "5m"}  # an hour's expected series are theirs
         self.query_s: list[float] = []
         self.errors: list[str] = []
 
@@ -144,10 +145,7 @@ class RollupChecker(threading.Thread):
         schema = self.schema or SCHEMAS["window-fields"]
         bucket, out = f"{self.influx.bucket}_{window.tier}", []
         for measurement, raw, tags in FAMILIES:
-            if measurement not in window.expected:
-                predicate = f'r._field == "{raw}"'
-                found = _keys(self.influx, self.influx.bucket, window.start, window.end, measurement, predicate, tags)
-                window.expected[measurement] = found
+            self._expected(window, measurement, raw, tags)
             written = _keys(
                 self.influx, bucket, window.start, window.start + 1, measurement, schema.predicate(raw), tags
             )
@@ -156,6 +154,22 @@ class RollupChecker(threading.Thread):
         if out:
             window.examples = out[:3]
         return out
+
+    def _expected(self, window: Window, measurement: str, raw: str, tags) -> set[tuple]:
+        """The series with raw samples in the window, read once. An hour's are its 5-minute windows' together (most
+        read by their own checks), not one read of the hour's raw samples: 6 million values at 2,000 switches, read
+        at 5.5 minutes past the hour inside the measure, slowed the pages then (docs/performance.md, scenario 8)."""
+        if measurement not in window.expected:
+            if window.step > 300:
+                found: set[tuple] = set()
+                for start in range(window.start, window.end, 300):
+                    part = self.fives.setdefault(start, Window("5m", start, 300))
+                    found |= self._expected(part, measurement, raw, tags)
+            else:
+                predicate = f'r._field == "{raw}"'
+                found = _keys(self.influx, self.influx.bucket, window.start, window.end, measurement, predicate, tags)
+            window.expected[measurement] = found
+        return window.expected[measurement]
 
     def finish(self, run_end: float) -> dict:
         """Stop, look once more for what was missing at its deadline, and summarise per tier."""
