@@ -263,8 +263,10 @@ def poll_once(fixture: dict, at: float, rate: float) -> None:
     fixture["history"].flush()
 
 
-def delete_raw(fixture: dict, influx, since: float, until: float) -> None:
+def delete_raw(device: Device, since: float, until: float) -> None:
     """The device's raw samples between two moments (epoch seconds), gone from InfluxDB."""
+    from django.conf import settings
+
     from monitor.timeseries import tiers
     from monitor.timeseries.client import connect
 
@@ -272,13 +274,13 @@ def delete_raw(fixture: dict, influx, since: float, until: float) -> None:
         client.delete_api().delete(
             datetime.fromtimestamp(since, dt_timezone.utc),
             datetime.fromtimestamp(until, dt_timezone.utc),
-            f'device="{fixture["device"].pk}"',
+            f'device="{device.pk}"',
             bucket=tiers.tiers()[0].bucket,
-            org=influx.org,
+            org=settings.INFLUXDB_ORG,
         )
 
 
-def test_a_devices_tail_is_kept_and_only_its_newest_samples_read_at_each_poll(hour_tail, influx):
+def test_a_devices_tail_is_kept_and_only_its_newest_samples_read_at_each_poll(hour_tail):
     """After a poll, the kept tail gets the samples since its newest one (from two intervals before it): samples
     older than that are not read again (deleted here, they still show) until the tail is read in full."""
     from django.core.cache import cache
@@ -287,7 +289,7 @@ def test_a_devices_tail_is_kept_and_only_its_newest_samples_read_at_each_poll(ho
     first = year_tail(hour_tail, at - 1)
     assert 2e6 < first["mean"] < 5e6  # the hour's 2 Mbit/s and its last 15 minutes' 5 Mbit/s
     hour = at - 50 * 60
-    delete_raw(hour_tail, influx, hour - 600, at - 5 * 60)  # the raw samples of the hour's first 45 minutes
+    delete_raw(hour_tail["device"], hour - 600, at - 5 * 60)  # the raw samples of the hour's first 45 minutes
     poll_once(hour_tail, at, 7e6)
     kept = year_tail(hour_tail, at)
     assert kept["current"] == pytest.approx(7e6) and kept["max"] == pytest.approx(7e6)
@@ -350,7 +352,7 @@ def test_samples_replayed_late_from_the_spool_show_in_a_kept_tail(hour_tail, inf
         assert away.write_lines(format_samples([late])) is WriteResult.SPOOLED  # over the 2 Mbit/s sample then
     finally:
         away.close()
-    delete_raw(hour_tail, influx, at - 4000, at - 2100)  # samples older than the replayed one
+    delete_raw(hour_tail["device"], at - 4000, at - 2100)  # samples older than the replayed one
     poll_once(hour_tail, at, 7e6)  # written, then the spool replayed
     assert not list(live.spool_dir.glob("*.lp"))
     after = year_tail(hour_tail, at)

@@ -21,11 +21,9 @@ from monitor.graphs.api import batch
 from monitor.graphs.trees.models import AggregateGraph
 from monitor.graphs.warming import WAIT_S, Run, pause, warm_viewed
 from monitor.models import Device, Graph
-from monitor.timeseries import tiers
 from monitor.timeseries.cache import WRITE_GRACE_S
-from monitor.timeseries.client import connect
 from tests.influxq import influx_queries
-from tests.test_page_series import page  # noqa: F401 (fixture: a 16-port switch with 40 days of history)
+from tests.test_page_series import delete_raw, page  # noqa: F401 (page: a 16-port switch with 40 days of history)
 
 pytestmark = pytest.mark.django_db
 
@@ -60,14 +58,7 @@ def polled_last(device, finished: float) -> None:
     real now, past the moments these tests read as at; a tail kept as of a poll holds what that poll wrote, so one
     kept as at an earlier moment lacked samples after it, found by a cold read as at a later one."""
     polled(device, finished)
-    with connect(10_000) as client:
-        client.delete_api().delete(
-            datetime.fromtimestamp(finished + 1, timezone.utc),
-            datetime.fromtimestamp(time.time() + 3600, timezone.utc),
-            f'device="{device.pk}"',
-            bucket=tiers.tiers()[0].bucket,
-            org=settings.INFLUXDB_ORG,
-        )
+    delete_raw(device, finished + 1, time.time() + 3600)
 
 
 def as_at(ask: list[tuple[str, str]], moment: float) -> dict:
