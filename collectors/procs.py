@@ -1,4 +1,5 @@
-"""Process helpers: tell whether a process on this host is gone; set a polling process's garbage collector."""
+"""Process helpers: tell whether a process on this host is gone; set a polling process's garbage collector and
+priority."""
 
 from __future__ import annotations
 
@@ -19,6 +20,32 @@ def tune_gc_for_polling() -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
+
+
+def lower_priority(nice: int) -> None:
+    """Run this process (and what it forks) at CPU niceness `nice`, so that the web pages' requests and InfluxDB's
+    answers to them win the CPU when the pollers want it at the same moment (a poll has a minute; a page, 300 ms).
+
+    Linux's autogroups share the CPU between sessions before niceness counts within one, so a process that leads
+    its own session (as `make demo` and the bench start the worker) sets its session's nice value too. Never
+    raises the priority back; an OS without these knobs is left as it is.
+    """
+    if nice <= 0:
+        return
+    try:
+        if os.getpriority(os.PRIO_PROCESS, 0) < nice:
+            os.setpriority(os.PRIO_PROCESS, 0, nice)
+    except (AttributeError, OSError):
+        return
+    if os.getsid(0) != os.getpid():
+        return  # a session shared with others (a shell): leave its autogroup alone
+    try:
+        with open("/proc/self/autogroup", "r+", encoding="ascii") as handle:
+            if int(handle.read().rsplit("nice", 1)[1]) < nice:
+                handle.seek(0)
+                handle.write(f"{nice}\n")
+    except (OSError, ValueError, IndexError):
+        pass
 
 
 def gone(pid: int) -> bool:

@@ -21,6 +21,16 @@ def tune_garbage_collector(**kwargs) -> None:
 
 
 @signals.worker_init.connect
+def yield_the_cpu_to_pages(**kwargs) -> None:
+    """Pollers run at MONITOR_WORKER_NICE (pool children inherit it): pages and InfluxDB win a contended CPU."""
+    from django.conf import settings
+
+    from collectors.procs import lower_priority
+
+    lower_priority(settings.MONITOR_WORKER_NICE)
+
+
+@signals.worker_init.connect
 def refuse_broken_profiles(**kwargs) -> None:
     """Workers validate device profiles once at start, like the web server's system check."""
     from monitor.devices.profiles import problems

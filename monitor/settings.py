@@ -276,6 +276,8 @@ MONITOR_REDISCOVER_S = env_int("MONITOR_REDISCOVER_S", 86400, minimum=300)
 MONITOR_POLL_BATCH = env_int("MONITOR_POLL_BATCH", 50, minimum=1)
 MONITOR_POLL_CONCURRENCY = env_int("MONITOR_POLL_CONCURRENCY", 64, minimum=1)
 MONITOR_WRITE_EVERY_S = env_float("MONITOR_WRITE_EVERY_S", 0.2, minimum=0.01)
+# CPU niceness of the Celery worker (0: as started): a poll has a minute, a page 300 ms (docs/scaling.md).
+MONITOR_WORKER_NICE = env_int("MONITOR_WORKER_NICE", 10, minimum=0, maximum=19)
 # A device with this many polls in a row without any answer is tried without retries, on ticks at least
 # MONITOR_UNREACHABLE_POLL_S apart, until it answers again (monitor/polling/backoff.py).
 MONITOR_UNREACHABLE_AFTER = env_int("MONITOR_UNREACHABLE_AFTER", 3, minimum=1)

@@ -1,6 +1,7 @@
 """The whole slice on real processes: celery beat schedules, a real worker polls snmpsim, the API serves rates."""
 
 import itertools
+import os
 import time
 
 import pytest
@@ -45,6 +46,13 @@ def test_beat_and_worker_poll_and_api_returns_the_agent_rates(agent, clean_backe
     assert all(4000 <= gap <= 6000 for gap in gaps), gaps  # one poll per 5 s interval, none doubled
 
 
+def worker_niceness(pid: int) -> list[int]:
+    """The niceness of a worker's main process and of its pool's processes."""
+    with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as handle:
+        children = [int(child) for child in handle.read().split()]
+    return [os.getpriority(os.PRIO_PROCESS, p) for p in [pid, *children]]
+
+
 def test_dead_agent_is_reported_and_does_not_delay_other_devices(agent, clean_backends, client, admin_user, stack_dir):
     healthy = Device.objects.create(
         name="healthy", host="127.0.0.1", port=agent.port, community="switch", poll_interval_s=5, timeout_s=1.0
@@ -61,6 +69,7 @@ def test_dead_agent_is_reported_and_does_not_delay_other_devices(agent, clean_ba
     worker = start_celery("worker", clean_backends, stack_dir / "log", "--concurrency", "2", "-n", "fail@%h")
     try:
         wait_for(lambda: app.control.ping(timeout=0.5), 30, "the worker to start")
+        assert worker_niceness(worker.popen.pid) == [max(10, os.getpriority(os.PRIO_PROCESS, 0))] * 3  # and its pool
         tick = int(time.time())
         sent = timezone.now()
         app.send_task("monitor.poll_device", args=(dead.pk,), kwargs={"tick": tick})
