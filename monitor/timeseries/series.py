@@ -91,7 +91,7 @@ def _rollup_group(
     if head is not None or raw.holds(start, span.now):  # the 95th percentile of the raw samples summarised
         percentiles.fill_from_windows(plots, out, parts, edges, span, bounds, defer=(p95 == "later"))
     else:
-        percentiles.fill(plots, out, {}, whole, shape, defer=(p95 == "later"))
+        percentiles.fill(plots, out, {}, span, shape, defer=(p95 == "later"))  # the range's 5-minute windows
     return out
 
 
