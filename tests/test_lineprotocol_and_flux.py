@@ -56,12 +56,23 @@ def test_a_graph_of_a_hostile_port_name_reads_exactly_its_series(clean_backends)
 
 
 def test_an_aggregate_member_with_only_two_samples_is_resampled():
-    """Two samples have no spacing beside their one gap: max() of the poll interval alone (it raised TypeError)."""
+    """Two samples have no spacing beside their one gap: max() of the poll interval alone (it raised TypeError).
+    The first stands for the poll interval before it (its own interval), the second for the one since the first."""
     from monitor.timeseries.aggregates import _resample
 
     member = Member("1", "1/g1", 60)
-    assert sorted(_resample([(0, 1.0), (60_000, 3.0)], member, 60_000)) == [(0, 1.0), (60_000, 3.0)]
-    assert sorted(_resample([(0, 1.0), (60_000, 3.0)], member, 30_000)) == [(0, 1.0), (30_000, 3.0), (60_000, 3.0)]
+    two = [(0, 1.0), (60_000, 3.0)]
+    assert sorted(_resample(two, member, 60_000)) == [(-60_000, 1.0), (0, 1.0), (60_000, 3.0)]
+    assert sorted(_resample(two, member, 30_000)) == [
+        (-60_000, 1.0),
+        (-30_000, 1.0),
+        (0, 1.0),
+        (30_000, 3.0),
+        (60_000, 3.0),
+    ]
+    # the newest sample stands until its next poll is due, at the live edge only
+    assert sorted(_resample(two, member, 30_000, now_ms=100_000))[-1] == (90_000, 3.0)
+    assert sorted(_resample(two, member, 30_000, now_ms=130_000))[-1] == (60_000, 3.0)
 
 
 @pytest.mark.django_db

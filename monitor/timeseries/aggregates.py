@@ -4,7 +4,6 @@ into the step (a poll late or at another phase); it is missing only when it has 
 
 from __future__ import annotations
 
-import itertools
 from collections import defaultdict
 from datetime import timedelta
 
@@ -18,14 +17,24 @@ from monitor.timeseries.plan import SOURCES, Layout, Window, layout
 def read(plot: Plot, span: Window, p95: str = "now") -> dict:
     """One aggregate graph's JSON (the shape of monitor.timeseries.series.read's)."""
     shape = layout(plot, span)
-    source = tiers.finest_holding(span.start, span.now)
     start, end = span.start, span.end
     if shape.tier.step_s:
         start, end = cache.aligned(span.start, span.end, span.now, shape.tier.step_s)
     key = cache.key("aggregate", shape, plot.template.slug, plot.members, plot.scale, start, end, p95 == "later")
-    if shape.tier.step_s and (hit := cache.get_many([key]).get(key)) is not None:
-        return hit
-    steps, totals = _summed(plot, shape.tier, shape.native_s, start, end)
+    data = cache.get_many([key]).get(key) if shape.tier.step_s else None
+    if data is None:
+        data = _windows(plot, shape, span, start, end, p95)
+        if shape.tier.step_s:
+            cache.set_many({key: data}, shape.tier.step_s)
+    if shape.tier.step_s and end < span.end and tiers.tiers()[0].holds(end, span.now):
+        return _with_tail(plot, data, _tail(plot, end, span))  # the raw samples after the newest window
+    return _public(data)
+
+
+def _windows(plot: Plot, shape: Layout, span: Window, start, end, p95: str) -> dict:
+    """The graph over [start, end) of its tier: the members' steps summed, their legend and 95th percentile."""
+    source = tiers.finest_holding(span.start, span.now)
+    steps, totals = _summed(plot, shape.tier, shape.native_s, start, end, span.now)
     pending = False
     if not plot.template.percentile:
         p95s = {}
@@ -39,8 +48,6 @@ def read(plot: Plot, span: Window, p95: str = "now") -> dict:
     data = _assemble(plot, shape, steps, p95s, totals, source)
     if pending:
         data["p95_pending"] = True
-    if shape.tier.step_s:
-        cache.set_many({key: data}, shape.tier.step_s)
     return data
 
 
@@ -68,6 +75,7 @@ def _assemble(plot: Plot, shape: Layout, steps: dict, p95s: dict, totals: dict, 
                 "label": definition.label,
                 "points": [[t, lo * scale, mid * scale, hi * scale] for t, lo, mid, hi in points],
                 "stats": legend,
+                "_steps": (len(numbers), sum(numbers)),  # for the raw tail's point (_with_tail)
             }
         )
     return {
@@ -78,6 +86,61 @@ def _assemble(plot: Plot, shape: Layout, steps: dict, p95s: dict, totals: dict, 
         "unit": plot.template.unit,
         "p95_source": SOURCES[source.name] if plot.template.percentile else None,
     }
+
+
+def _public(data: dict) -> dict:
+    """The graph without what is kept for the tail."""
+    series = [{k: v for k, v in item.items() if not k.startswith("_")} for item in data["series"]]
+    return data | {"series": series}
+
+
+def _with_tail(plot: Plot, data: dict, tail: dict[str, tuple[float | None, float]]) -> dict:
+    """The graph of whole windows with one more point, the raw samples after the newest window summed as its
+    members' values there (as a step's), counted in every legend figure but the 95th percentile (of windows)."""
+    out = _public(data)
+    for item, kept in zip(out["series"], data["series"], strict=True):
+        value, total = tail.get(item["field"], (None, 0.0))
+        if value is None:
+            continue
+        n, summed = kept["_steps"]
+        legend, scaled = dict(item["stats"]), value * plot.scale
+        legend["current"] = scaled
+        legend["average"] = (summed + value) / (n + 1) * plot.scale
+        legend["minimum"] = scaled if legend["minimum"] is None else min(legend["minimum"], scaled)
+        legend["maximum"] = scaled if legend["maximum"] is None else max(legend["maximum"], scaled)
+        if plot.template.totals:
+            legend["total"] = (legend.get("total") or 0.0) + total / plot.template.total_divisor
+        item["stats"] = legend
+        item["points"] = [*item["points"], [tail["_at_ms"], scaled, scaled, scaled]]
+    return out
+
+
+def _tail(plot: Plot, since, span: Window) -> dict:
+    """{field: (Σ members' values from `since` to the range's end, Σ their totals there), "_at_ms": since}: each
+    member's value as in a step of its own (monitor.timeseries.aggregates._value_in)."""
+    raw = tiers.tiers()[0]
+    fields = plot.template.fields
+    got = _read(plot, raw, since, span.end, {f: f for f in fields}, _margin_s(plot))
+    since_ms, until_ms, now_ms = (int(x.timestamp() * 1000) for x in (since, span.end, span.now))
+    out: dict = {"_at_ms": since_ms}
+    for field in fields:
+        values, total = [], 0.0
+        for index, member in enumerate(plot.members):
+            samples = [(t, v) for t, v in got.get((index, field), []) if v is not None]
+            value = _value_in(samples, member, since_ms, until_ms, now_ms)
+            if value is not None:
+                values.append(value)
+            before_end = [(t, v) for t, v in samples if t < until_ms]
+            total += stats.total_between(before_end, since_ms, until_ms, member.interval_s)
+        out[field] = (sum(values) if values else None, total)
+    return out
+
+
+def _margin_s(plot: Plot) -> int:
+    """How far beyond a range raw samples are read, so the samples either side of it (whose own intervals may
+    reach into it) are there: twice the longest poll interval, and at least half an hour for history polled less
+    often than now."""
+    return max(2 * max(m.interval_s for m in plot.members), 1800)
 
 
 def _read(plot: Plot, tier: tiers.Tier, start, end, names: dict[str, str], margin_s: int = 0) -> dict:
@@ -94,7 +157,9 @@ def _read(plot: Plot, tier: tiers.Tier, start, end, names: dict[str, str], margi
     return {(int(index), stored): got.get("points", []) for (index, stored), got in found.items()}
 
 
-def _summed(plot: Plot, tier: tiers.Tier, step_s: int, start, end) -> tuple[dict[str, list], dict[str, float]]:
+def _summed(
+    plot: Plot, tier: tiers.Tier, step_s: int, start, end, now=None
+) -> tuple[dict[str, list], dict[str, float]]:
     """({field: [(step start ms, Σ members)]} over the steps of [start, end), {field: Σ members' totals})."""
     fields = plot.template.fields
     first_ms, last_ms = int(start.timestamp()) * 1000, int(end.timestamp()) * 1000
@@ -102,12 +167,12 @@ def _summed(plot: Plot, tier: tiers.Tier, step_s: int, start, end) -> tuple[dict
     summed: dict[str, dict[int, float]] = {f: defaultdict(float) for f in fields}
     totals: dict[str, float] = defaultdict(float)
     if tier.step_s == 0:
-        margin = 2 * max(m.interval_s for m in plot.members)
-        got = _read(plot, tier, start, end, {f: f for f in fields}, margin)
+        got = _read(plot, tier, start, end, {f: f for f in fields}, _margin_s(plot))
+        now_ms = int(now.timestamp() * 1000) if now is not None else None
         for index, member in enumerate(plot.members):
             for field in fields:
                 samples = [(t, v) for t, v in got.get((index, field), []) if v is not None]
-                for slot, value in _resample(samples, member, step_ms):
+                for slot, value in _resample(samples, member, step_ms, now_ms):
                     if first_ms - first_ms % step_ms <= slot < last_ms:
                         summed[field][slot] += value
                 inside = [(t, v) for t, v in samples if first_ms <= t < last_ms]
@@ -132,26 +197,59 @@ def _summed(plot: Plot, tier: tiers.Tier, step_s: int, start, end) -> tuple[dict
     return {field: sorted(values.items()) for field, values in summed.items()}, dict(totals)
 
 
-def _resample(samples: list[tuple[int, float]], member: Member, step_ms: int) -> list[tuple[int, float]]:
+def _own_since(times: list[int], i: int, interval_ms: int) -> int:
+    """When sample i's own interval starts: at the previous sample, unless that is a gap (more than twice the poll
+    interval and than the spacings beside it: history polled at another interval is not a gap) or there is none;
+    then one poll interval before it."""
+    if i == 0:
+        return times[0] - interval_ms
+    gap = times[i] - times[i - 1]
+    beside = [times[b] - times[a] for a, b in ((i - 2, i - 1), (i, i + 1)) if a >= 0 and b < len(times)]
+    if gap <= 2 * max([interval_ms, *beside]):
+        return times[i - 1]
+    return times[i] - interval_ms
+
+
+def _resample(
+    samples: list[tuple[int, float]], member: Member, step_ms: int, now_ms: int | None = None
+) -> list[tuple[int, float]]:
     """A member's value per step: the mean of its samples there, else its next sample's when that sample's own
-    interval reaches back into the step."""
+    interval reaches back into the step, else (the newest steps, up to `now_ms`) its newest sample's while its next
+    poll is not due: a member is missing only where it has no sample within its own poll interval."""
     per_step: dict[int, list[float]] = defaultdict(list)
-    times = [t for t, _ in samples]
-    spacings = [b - a for a, b in itertools.pairwise(times)]
-    for i, (t_ms, value) in enumerate(samples):
+    for t_ms, value in samples:
         per_step[t_ms - t_ms % step_ms].append(value)
-        if i == 0:
-            continue
-        # Its own interval runs from the previous sample, unless that is a gap: more than twice the poll interval
-        # and than the spacings beside it (history polled at another interval is not a gap).
-        gap = spacings[i - 1]
-        beside = spacings[i - 2 : i - 1] + spacings[i : i + 1] if i >= 2 else spacings[i : i + 1]
-        if gap <= 2 * max([member.interval_s * 1000, *beside]):  # a list: with two samples nothing is beside
-            slot = t_ms - t_ms % step_ms - step_ms
-            while slot + step_ms > times[i - 1] and slot not in per_step:  # steps this sample's interval covers
-                per_step[slot] = [value]
-                slot -= step_ms
-    return [(slot, sum(values) / len(values)) for slot, values in per_step.items()]
+    out = {slot: sum(values) / len(values) for slot, values in per_step.items()}
+    times, interval_ms = [t for t, _ in samples], member.interval_s * 1000
+    for i, (t_ms, value) in enumerate(samples):
+        since = _own_since(times, i, interval_ms)
+        slot = t_ms - t_ms % step_ms - step_ms
+        while slot + step_ms > since and slot not in out:  # steps this sample's interval covers
+            out[slot] = value
+            slot -= step_ms
+    if samples and now_ms is not None and now_ms - times[-1] < interval_ms:
+        newest, value = samples[-1]
+        slot = newest - newest % step_ms + step_ms
+        while slot < newest + interval_ms and slot <= now_ms and slot not in out:
+            out[slot] = value
+            slot += step_ms
+    return list(out.items())
+
+
+def _value_in(samples: list[tuple[int, float]], member: Member, since_ms: int, until_ms: int, now_ms: int):
+    """A member's value from `since_ms` to `until_ms`, by `_resample`'s rules for one step: the mean of its samples
+    there, else its next sample's when its own interval reaches back, else its newest's while its next poll is not
+    due (None: missing)."""
+    inside = [v for t, v in samples if since_ms <= t < until_ms]
+    if inside:
+        return sum(inside) / len(inside)
+    times, interval_ms = [t for t, _ in samples], member.interval_s * 1000
+    after = next((i for i, t in enumerate(times) if t >= until_ms), None)
+    if after is not None:
+        return samples[after][1] if _own_since(times, after, interval_ms) < until_ms else None
+    if times and now_ms - times[-1] < interval_ms and times[-1] + interval_ms > since_ms:
+        return samples[-1][1]
+    return None
 
 
 def _fill(means: dict[int, float], member: Member, step_ms: int) -> list[tuple[int, float]]:
