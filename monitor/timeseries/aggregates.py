@@ -1,6 +1,8 @@
 """Aggregate graphs: each member resampled to the step, the members summed per step, then points and legend of
-that sum. A member counts in a step when it has a sample there, or when its next sample's own interval reaches
-into the step (a poll late or at another phase); it is missing only when it has no sample within its interval."""
+that sum. A member counts in a step when it has a sample there, when its next sample's own interval reaches into
+the step (a poll late or at another phase), or at a live range's end while its next poll is not due; it is missing
+only when it has no sample within its interval. From a rollup tier, the raw samples after the newest window are
+one more point (docs/graphs.md)."""
 
 from __future__ import annotations
 
