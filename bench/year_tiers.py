@@ -88,7 +88,8 @@ def _make_variants(influx) -> None:
     """The other buckets: the hours copied, or windowed into days (Σ of sums, counts, totals; max; min)."""
     from influxdb_client import BucketRetentionRules
 
-    api, query = _client().buckets_api(), _client().query_api()
+    influxdb = _client()
+    api, query = influxdb.buckets_api(), influxdb.query_api()
     for name, (source, shard_days, window_days) in VARIANTS.items():
         if source is None:
             continue

@@ -133,8 +133,7 @@ def _tail(plot: Plot, since, span: Window) -> dict:
             value = _value_in(samples, member, since_ms, until_ms, now_ms)
             if value is not None:
                 values.append(value)
-            before_end = [(t, v) for t, v in samples if t < until_ms]
-            total += stats.total_between(before_end, since_ms, until_ms, member.interval_s)
+            total += stats.total_between(samples, since_ms, until_ms, member.interval_s)
         out[field] = (sum(values) if values else None, total)
     return out
 
