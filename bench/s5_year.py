@@ -18,13 +18,13 @@ FIELDS += ("in_ucast_pps", "out_ucast_pps", "in_bcast_pps", "out_bcast_pps")
 
 
 def buckets(name: str) -> None:
-    """Fresh buckets `name`, `name_5m`, `name_1h` (raw kept forever, rollups as deployed)."""
+    """Fresh buckets `name` and its rollup tiers' (raw kept forever, rollups as deployed)."""
     from django.conf import settings
 
     from monitor.timeseries import client, tiers
 
     api = client.client().buckets_api()
-    for tier in (name, f"{name}_5m", f"{name}_1h"):
+    for tier in (name, *tiers.rollup_buckets(name).values()):
         found = api.find_bucket_by_name(tier)
         if found is not None:
             api.delete_bucket(found)

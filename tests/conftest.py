@@ -157,6 +157,7 @@ def agent(stack_dir):
 def clean_backends(stack_env, influx):
     """Empty Redis and the InfluxDB buckets (raw and rollup tiers) before a test (device ids repeat across tests)."""
     from monitor.core import services as monitor_services
+    from monitor.timeseries import tiers
 
     monitor_services.redis_client().flushdb()
     body = json.dumps(
@@ -165,7 +166,7 @@ def clean_backends(stack_env, influx):
             "stop": (datetime.now(timezone.utc) + timedelta(days=2)).strftime("%Y-%m-%dT%H:%M:%SZ"),
         }
     )
-    for bucket in (influx.bucket, f"{influx.bucket}_5m", f"{influx.bucket}_1h"):
+    for bucket in (influx.bucket, *tiers.rollup_buckets(influx.bucket).values()):
         request = urllib.request.Request(
             f"{influx.url}/api/v2/delete?org={influx.org}&bucket={bucket}",
             data=body.encode(),

@@ -316,6 +316,10 @@ CASES = [
     for label, start, end in ranges()
     for points, detail, columns in ((800, True, False), (300, False, True), (60, True, False))
 ]
+# Hourly windows with every edge: 34 days on 30 points are windows of 32 hours (Flux), from the range's first whole
+# hour to its newest hour written, then the raw samples after it (raw retention holds the end, not the start).
+HOURLY = ("C6-34d-1h-32h", NOW_S - 34 * DAY - 5 * HOUR - 17 * 60 - 13, NOW_S - 2 * HOUR - 7)
+CASES += [(device, *HOURLY, 30, detail, detail) for device in DEVICES for detail in (True, False)]
 
 
 @pytest.mark.parametrize(("device", "label", "start", "end", "points", "detail", "columns"), CASES)

@@ -17,10 +17,10 @@ from monitor.timeseries.history import HistoryWriter
 
 @contextmanager
 def own_buckets(base: str, spool: Path):
-    """Point the settings at fresh buckets `base`, `base_5m`, `base_1h`; yield a writer for all three."""
+    """Point the settings at fresh buckets `base` and its rollup tiers (`base_5m`...); yield a writer for all."""
     old = settings.INFLUXDB_BUCKET
     api = client.client().buckets_api()
-    for name in (base, f"{base}_5m", f"{base}_1h"):
+    for name in (base, *tiers.rollup_buckets(base).values()):
         found = api.find_bucket_by_name(name)
         if found is not None:
             api.delete_bucket(found)
