@@ -116,6 +116,25 @@ def switch_year(out: InfluxWriter, device_key: str, days: int = 366, raw_days: i
     return polls
 
 
+def year_switch(influx, work: Path, bucket: str = "year"):
+    """A switch (a Device row) with a year written as the pollers write it into fresh buckets `bucket`..., which
+    the settings then point at (raw samples kept 14 days, as deployed)."""
+    from django.conf import settings
+
+    from monitor.core import services
+    from monitor.models import Device
+
+    settings.MONITOR_RAW_RETENTION_DAYS = 14
+    buckets(bucket)
+    settings.INFLUXDB_BUCKET = bucket
+    services.reset_clients()
+    device = Device.objects.create(name="year-switch", host="127.0.0.1", community="y", poll_interval_s=60)
+    out = writer(influx, bucket, work / "spool")
+    switch_year(out, str(device.pk))
+    out.close()
+    return device
+
+
 def switch_graphs(device) -> list:
     """The graph rows discovery would make for that switch: traffic, errors and packets per port, CPU, memory and
     the two temperatures."""

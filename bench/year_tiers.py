@@ -52,23 +52,13 @@ def main(work: Path) -> dict:
 
 def _year_page(influx, work: Path) -> list[tuple[str, dict]]:
     """Write the year into buckets `year`, read its page's 160 graphs at 1y cold; the Flux scripts it ran."""
-    from django.conf import settings
     from django.core.cache import cache
 
     from bench import s5_year
     from bench.s5_graphs import _page_asks, _view
-    from monitor.core import services
-    from monitor.models import Device
     from monitor.timeseries import gather
 
-    settings.MONITOR_RAW_RETENTION_DAYS = 14
-    s5_year.buckets("year")
-    settings.INFLUXDB_BUCKET = "year"
-    services.reset_clients()
-    device = Device.objects.create(name="year-switch", host="127.0.0.1", community="y", poll_interval_s=60)
-    out = s5_year.writer(influx, "year", work / "spool")
-    s5_year.switch_year(out, str(device.pk))
-    out.close()
+    device = s5_year.year_switch(influx, work)
     captured, run = [], gather.run
 
     def recorded(script: str, params: dict):
