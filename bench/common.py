@@ -168,3 +168,21 @@ class InfluxdRunning:
 def git_revision() -> str:
     result = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True)
     return result.stdout.strip() or "unknown"
+
+
+def page_batches(graphs: list[tuple[int, str]], first: int = 6, batch: int = 52) -> list[list[int]]:
+    """A device page's data requests as static/js/graphs.js sends them, from its (graph id, data-reads) in page
+    order: the `first` graphs in view, then a device and template a request (at most `batch`; sets of fewer than
+    a quarter of that share requests)."""
+    sets: dict[str, list[int]] = {}
+    for graph, reads in graphs[first:]:
+        sets.setdefault(reads, []).append(graph)
+    out, small = [[graph for graph, _ in graphs[:first]]], []
+    for members in sets.values():
+        for i in range(0, len(members), batch):
+            part = members[i : i + batch]
+            if len(part) >= batch / 4:
+                out.append(part)
+            else:
+                small += part
+    return out + [small[i : i + batch] for i in range(0, len(small), batch)]

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from bench import s5_browser, s5_year, stack
-from bench.common import InfluxdRunning, cpu_of, percentile
+from bench.common import InfluxdRunning, cpu_of, page_batches, percentile
 
 FAILURES: list[str] = []
 SETTLE_S = 90
@@ -136,13 +136,14 @@ def slid_percentiles(graphs: list) -> dict:
 
 
 def _page_asks(graphs: list, preset: str) -> list:
-    """The page's data requests at a preset range, as it sends them: 20 graphs a request, percentiles later."""
+    """The page's data requests at a preset range, as static/js/graphs.js sends them (`page_batches`: the six
+    graphs in view, then a device and template a request), percentiles later."""
     from django.http import QueryDict
 
     out = []
-    for i in range(0, len(graphs), 20):
+    for part in page_batches([(g.pk, f"{g.device_id}:{g.template}") for g in graphs]):
         ask = QueryDict(mutable=True)
-        ask.setlist("graph", [str(g.pk) for g in graphs[i : i + 20]])
+        ask.setlist("graph", [str(pk) for pk in part])
         ask.update({"range": preset, "points": "300", "p95": "later", "shape": "columns"})
         out.append(ask)
     return out
@@ -171,7 +172,7 @@ def _timed(work, influx_pid: int | None) -> dict:
 
 
 def carried_windows(graphs: list, influx_pid: int | None) -> dict:
-    """The page's graphs read in process as the page asks for them (`api.batch`: 20 a request, percentiles later)
+    """The page's graphs read in process as the page asks for them (`api.batch`, in the page's requests: `_page_asks`)
     at 1d and 1y, a window after a first view: carried over (monitor/timeseries/carry.py); kept warm
     (monitor/graphs/warming.py: the warming run after the window, then the view); and cold. Wall time, this
     process's CPU and InfluxDB's (from /proc) for each."""
@@ -242,6 +243,9 @@ def switch_page(influx, work: Path, env: dict[str, str], influxd: InfluxdRunning
     polls = s5_year.switch_year(out, str(device.pk))
     out.close()
     written = time.perf_counter() - started
+    # A switch with a year of history is being polled: its newest poll lets pages keep its newest raw samples (the
+    # charts' tails, monitor/timeseries/edges.py) until the next one, as they do for every polled device.
+    Device.objects.filter(pk=device.pk).update(last_poll_at=datetime.now(timezone.utc))
     time.sleep(SETTLE_S)  # InfluxDB compacts what was just written for a minute or so: users open pages later
     password = secrets.token_urlsafe(16)
     users = get_user_model()

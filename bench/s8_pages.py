@@ -4,10 +4,10 @@ One view: GET /devices/<id>/?range=<r> (HTML, logged in with a session), then th
 in page order, as static/js/graphs.js fetches it (gunicorn's sync workers close each connection), a point per two
 pixels (300 points), as columns:
 - with the batch endpoint (GET /api/series?graph=<id>&graph=<id>...&p95=later): the first screen (the first 6
-  graphs, the request the page's head preloads) in one request, alone, then the rest in batches of 20, three
-  requests in flight, once its answer is in (as the page sends them); then the 95th percentiles the page asks
-  for afterwards (p95=only), those of the 12 charts it draws (in view and within a screen of it: a chart's
-  percentile is asked for once it is drawn);
+  graphs, the request the page's head preloads) in one request, alone, then the rest a device and template a
+  request (bench.common.page_batches), four requests in flight, once its answer is in (as the page sends them);
+  then the 95th percentiles the page asks for afterwards (p95=only), those of the 12 charts it draws (in view
+  and within a screen of it: a chart's percentile is asked for once it is drawn);
 - without it (a 404 that is not JSON): one GET /api/graphs/<id>/series per graph.
 Times run from the start of the HTML request: first screen = the first 6 graphs' data in hand, every graph = all
 charts' data, p95 = the percentiles too. The endpoint is probed once, at the first view.
@@ -24,9 +24,9 @@ import time
 import urllib.parse
 from concurrent.futures import ThreadPoolExecutor
 
-from bench.common import percentile
+from bench.common import page_batches, percentile
 
-GRAPH_ID = re.compile(r'data-graph-id="(\d+)"')
+GRAPH_ID = re.compile(r'data-graph-id="(\d+)"[^>]*? data-reads="([^"]*)"')
 CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 WINDOWS = ("1d", "1y")
 
@@ -79,7 +79,7 @@ class PageLoad(threading.Thread):
         self.browser = Browser(host, port)
         self.user, self.device_ids, self.think_s = user, list(device_ids), think_s
         self.stop_event = threading.Event()
-        self.points, self.first, self.batch, self.drawn = 300, 6, 20, 12
+        self.points, self.first, self.batch, self.drawn = 300, 6, 52, 12
         self.batch_endpoint: bool | None = None
         self.views: list[dict] = []
         self.failures: list[str] = []
@@ -92,7 +92,7 @@ class PageLoad(threading.Thread):
             self._fail(f"login: {type(exc).__name__}: {str(exc)[:100]}")
             return
         shuffled = random.Random(8).sample(self.device_ids, len(self.device_ids))
-        with ThreadPoolExecutor(3) as pool:
+        with ThreadPoolExecutor(4) as pool:
             n = 0
             while not self.stop_event.is_set():
                 label = ("1d", "1y")[n % 2]
@@ -124,20 +124,21 @@ class PageLoad(threading.Thread):
         html_s = time.perf_counter() - started
         if status != 200:
             raise RuntimeError(f"device page HTTP {status}")
-        ids = [int(x) for x in GRAPH_ID.findall(page.decode(errors="replace"))]
+        found = [(int(graph), reads) for graph, reads in GRAPH_ID.findall(page.decode(errors="replace"))]
+        ids = [graph for graph, _ in found]
         if not ids:
             raise RuntimeError(f"device {device_id} has no graphs on its page")
         if self.batch_endpoint is None:
             self.batch_endpoint = self.probe(ids[0])
         window = f"range={label}&points={self.points}"
         if self.batch_endpoint:
-            groups = [ids[: self.first]] + [ids[i : i + self.batch] for i in range(self.first, len(ids), self.batch)]
+            groups = page_batches(found, self.first, self.batch)
             paths = [self._batch_path(group, window, "later") for group in groups]
         else:
             groups = [[g] for g in ids]
             paths = [f"/api/graphs/{g}/series?{window}" for g in ids]
         # As static/js/graphs.js: the first screen's request alone (the page's head preloads it), the rest once
-        # its answer is in (sent beside it, their answers held up the first screen's), three at a time.
+        # its answer is in (sent beside it, their answers held up the first screen's), four at a time.
         done = [self._timed(paths[0], started)] if self.batch_endpoint else []
         done += pool.map(lambda path: self._timed(path, started), paths[len(done) :])
         first_screen = max(at for (at, _), group in zip(done, groups, strict=True) if group[0] in ids[: self.first])

@@ -1,7 +1,7 @@
 """Where a cold year page's time goes, read by read: scenario 5's switch (a year written as the pollers write it),
 InfluxDB restarted to compact it, then its 1-year page's 160 graphs read in process as the page asks for them
-(`api.batch`, 20 a request, percentiles later) after emptying the cache, three times; each InfluxDB request the
-reads make is timed (wall, InfluxDB CPU from /proc, answer bytes) and summed by kind.
+(`api.batch`, in the page's requests: s5_graphs._page_asks) after emptying the cache, three times; each InfluxDB
+request the reads make is timed (wall, InfluxDB CPU from /proc, answer bytes) and summed by kind.
 
 Run: .venv/bin/python -m bench.year_reads [work dir]  (about 6 minutes; prints JSON).
 """

@@ -43,3 +43,31 @@ def test_percentiles_are_asked_for_the_charts_drawn(history, live_server, admin_
         )
         last = page.evaluate(STATES)[-2]  # the last port's traffic graph (each port: traffic, errors)
         assert last[0] and "…" not in last[2] and "bit/s" in last[2], last
+
+
+def test_the_rest_of_the_page_is_fetched_a_kind_of_graph_a_request(history, live_server, admin_user, monkeypatch):  # noqa: F811
+    """After the first screen, graphs of one device and template are asked for together (InfluxDB reads a switch's
+    ports of one kind as one set: a request of every kind of a few ports each cost it half as much again)."""
+    from urllib.parse import parse_qs, urlsplit
+
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    device = history["device"]
+    kind = {str(g.pk): g.template for g in history["graphs"]}
+    asked: list[list[str]] = []
+
+    def seen(request):
+        query = parse_qs(urlsplit(request.url).query)
+        if urlsplit(request.url).path == "/api/series" and query.get("p95") == ["later"]:
+            asked.append(query.get("graph", []))
+
+    with chromium_page() as page:
+        log_in(page, live_server.url, "admin", "password")
+        page.on("request", seen)
+        page.goto(f"{live_server.url}/devices/{device.pk}/?range=1y")
+        page.wait_for_function("performance.getEntriesByName('monitor:all-data').length > 0", timeout=60_000)
+    rest = asked[1:]  # the first screen's request names the graphs in view, of every kind
+    assert rest and sorted(g for ids in asked for g in ids) == sorted(kind), asked
+    for template in ("traffic", "errors"):
+        holding = [ids for ids in rest if any(kind[g] == template for g in ids)]
+        assert len(holding) == 1, (template, asked)  # 13 graphs of each left after the first screen: one request
+    assert all(len(ids) > 1 for ids in rest), asked

@@ -86,6 +86,7 @@ def graph_cards(graphs: Iterable[Graph]) -> list[dict]:
                 "percent": bool(template and template.percent_of_speed),
                 "bits": bool(template and template.unit == "bit/s"),
                 "rows": 1 + (len(template.series) if template else 1),
+                "reads": f"{graph.device_id}:{graph.template}",
             }
         )
         if graph.template in PATH_TEMPLATES:  # a click on a moment opens the volume's iSCSI path then

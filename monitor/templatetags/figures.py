@@ -21,6 +21,8 @@ def graph_figures(cards: list[dict], thumb: bool = False, large: bool = False) -
 def _figure(card: dict, thumb: bool, large: bool) -> SafeString:
     ident = ("data-graph-id" if card["kind"] == "graph" else "data-aggregate-id", card["id"])
     attrs = [ident, ("data-series-url", card["series_url"]), ("data-refresh-s", card["refresh_s"])]
+    if card.get("reads"):  # graphs that read the same series: fetched together (static/js/graphs.js)
+        attrs.append(("data-reads", card["reads"]))
     attrs.append(("style", f"--rows: {int(card.get('rows', 3))}"))  # the legend's rows: its room is kept (CSS)
     if card.get("percent"):
         attrs.append(("data-percent", "1"))

@@ -13,8 +13,8 @@
   "use strict";
 
   const COLORS = ["#2e9d3a", "#1f5fbf", "#8a2be2", "#c0392b", "#d68910", "#117a8b"];
-  const BATCH = 20; // graphs per request: small batches keep InfluxDB and the web workers busy at once
-  const PARALLEL = 3; // requests in flight
+  const BATCH = 52; // graphs of one device and template per request (a switch's ports): see batches()
+  const PARALLEL = 4; // requests in flight (a switch page: its three kinds of port graph and its few others at once)
   const charts = new Map(); // figure -> Chart
   const store = new Map(); // figure -> {gen, data, error, drawn}
   const near = new Set(); // figures within a screen of the viewport
@@ -518,8 +518,31 @@
     return { figures: mine, done: done };
   }
 
+  /* The requests for `members`: graphs of one device and template together, BATCH at most a request, so that
+     InfluxDB reads a switch's ports of one kind as one set (a request of every kind of a few ports each cost it
+     half as much again); the small sets left over share requests. */
+  function batches(members) {
+    const sets = new Map();
+    members.forEach(function (figure) {
+      const key = figure.dataset.reads || "";
+      if (!sets.has(key)) sets.set(key, []);
+      sets.get(key).push(figure);
+    });
+    const out = [];
+    let small = [];
+    sets.forEach(function (set) {
+      for (let i = 0; i < set.length; i += BATCH) {
+        const part = set.slice(i, i + BATCH);
+        if (part.length >= BATCH / 4) out.push(part);
+        else small = small.concat(part);
+      }
+    });
+    for (let i = 0; i < small.length; i += BATCH) out.push(small.slice(i, i + BATCH));
+    return out;
+  }
+
   /* Fetch `members`: those in view first (the preloaded answer, else a request of their own); the rest once those
-     are in (their answers would hold up the first screen), BATCH per request, PARALLEL at a time; then the 95th
+     are in (their answers would hold up the first screen), in `batches`, PARALLEL at a time; then the 95th
      percentiles of the charts drawn (wantPercentile). */
   async function load(members) {
     const gen = generation;
@@ -530,8 +553,7 @@
     const rest = members.filter(function (f) { return !visible.has(f); });
     await Promise.all([preloaded.done, first.length ? fetchBatch(first, gen, "later") : null]);
     if (gen !== generation) return;
-    const queue = [];
-    for (let i = 0; i < rest.length; i += BATCH) queue.push(rest.slice(i, i + BATCH));
+    const queue = batches(rest);
     async function worker() {
       while (queue.length && gen === generation) await fetchBatch(queue.shift(), gen, "later");
     }
