@@ -170,10 +170,10 @@ def git_revision() -> str:
     return result.stdout.strip() or "unknown"
 
 
-def page_batches(graphs: list[tuple[int, str]], first: int = 6, batch: int = 52) -> list[list[int]]:
+def page_batches(graphs: list[tuple[int, str]], first: int = 6, batch: int = 52, pool: int = 20) -> list[list[int]]:
     """A device page's data requests as static/js/graphs.js sends them, from its (graph id, data-reads) in page
     order: the `first` graphs in view, then a device and template a request (at most `batch`; sets of fewer than
-    a quarter of that share requests)."""
+    a quarter of that share requests of `pool`)."""
     sets: dict[str, list[int]] = {}
     for graph, reads in graphs[first:]:
         sets.setdefault(reads, []).append(graph)
@@ -185,4 +185,4 @@ def page_batches(graphs: list[tuple[int, str]], first: int = 6, batch: int = 52)
                 out.append(part)
             else:
                 small += part
-    return out + [small[i : i + batch] for i in range(0, len(small), batch)]
+    return out + [small[i : i + pool] for i in range(0, len(small), pool)]

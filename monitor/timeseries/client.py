@@ -138,7 +138,7 @@ def _starts(lines: list[str], at: int, prefix: str) -> bool:
     return at < len(lines) and lines[at].startswith(prefix)
 
 
-def _numbers(texts: list[str]) -> list[float | None]:
+def _numbers(texts: list[str]) -> list[float | int | None]:
     """Values as written by InfluxDB ("" for none) as numbers, parsed as one JSON array (a loop of float() per
     value took twice as long; a whole number comes back an int); NaN or infinities, which JSON has no words for,
     are read one by one."""

@@ -14,6 +14,8 @@
 
   const COLORS = ["#2e9d3a", "#1f5fbf", "#8a2be2", "#c0392b", "#d68910", "#117a8b"];
   const BATCH = 52; // graphs of one device and template per request (a switch's ports): see batches()
+  const POOL = 20; // graphs per request where sets are small (many devices' graphs, aggregates read one by one)
+  const P95_BATCH = 20; // charts per request of percentiles (the dearest read: a year's 20 take seconds)
   const PARALLEL = 4; // requests in flight (a switch page: its three kinds of port graph and its few others at once)
   const charts = new Map(); // figure -> Chart
   const store = new Map(); // figure -> {gen, data, error, drawn}
@@ -360,8 +362,8 @@
   const soon = new Set();
   let draining = false;
   const idle = window.requestIdleCallback || function (fn) { return setTimeout(fn, 1); };
-  /* A figure in view is drawn in the next task (with the others that arrived together), so that whatever
-     awaited its data (the next requests of the page) goes first; one near it in idle time. */
+  /* A figure in view is drawn in the next task, with the others that arrived together (the page's next requests
+     wait for that task: load); one near it in idle time. */
   function show(figure) {
     if (visible.has(figure)) {
       if (!soon.size) setTimeout(function () { const now = Array.from(soon); soon.clear(); now.forEach(paint); }, 0);
@@ -424,7 +426,7 @@
     const members = Array.from(wanted).filter(function (f) { const e = store.get(f); return e && e.gen === gen; });
     wanted.clear();
     members.forEach(function (f) { store.get(f).p95asked = true; });
-    for (let i = 0; i < members.length; i += BATCH) fetchBatch(members.slice(i, i + BATCH), gen, "only");
+    for (let i = 0; i < members.length; i += P95_BATCH) fetchBatch(members.slice(i, i + P95_BATCH), gen, "only");
   }
 
   /* ---- data ---- */
@@ -520,11 +522,11 @@
 
   /* The requests for `members`: graphs of one device and template together, BATCH at most a request, so that
      InfluxDB reads a switch's ports of one kind as one set (a request of every kind of a few ports each cost it
-     half as much again); the small sets left over share requests. */
+     half as much again); the small sets left over (and aggregates, each a set of its own) share requests of POOL. */
   function batches(members) {
     const sets = new Map();
     members.forEach(function (figure) {
-      const key = figure.dataset.reads || "";
+      const key = figure.dataset.reads || kindAndId(figure).join(":");
       if (!sets.has(key)) sets.set(key, []);
       sets.get(key).push(figure);
     });
@@ -537,7 +539,7 @@
         else small = small.concat(part);
       }
     });
-    for (let i = 0; i < small.length; i += BATCH) out.push(small.slice(i, i + BATCH));
+    for (let i = 0; i < small.length; i += POOL) out.push(small.slice(i, i + POOL));
     return out;
   }
 
