@@ -69,10 +69,10 @@ def _ms(text: str) -> int:
 
 
 # A table of an untimed block: its first line's ",result,table," prefix repeated on every line that follows (the
-# backreference keeps "1," from matching "10,"), and the value column of each of its lines.
+# backreference keeps "1," from matching "10,").
 _TABLE_RUN = re.compile(r"^(,[^,\r\n]*,\d+,)[^\r\n]*(?:\r\n\1[^\r\n]*)*", re.M)
-_VALUE = re.compile(r"^,[^,\r\n]*,\d+,([^,\r\n]*)", re.M)
-# The same after a line's start written out: a search for "^" tries every character of the text (2.3x slower).
+# The value column of each line of "\n" + lines: the newline written out, since a search for "^" in MULTILINE mode
+# tries every character of the text (2.3x slower).
 _VALUE_AFTER_NEWLINE = re.compile(r"\n,[^,\r\n]*,\d+,([^,\r\n]*)")
 
 
@@ -127,11 +127,16 @@ def _untimed(body: str, names: list[str], value_type: str) -> list[Table]:
             while _starts(lines, end, prefix):
                 end += 1
             size = end - at
-        full = next(csv.reader([first]))
-        group = {name: full[i] for i, name in enumerate(names) if i > 3}
-        tables.append(Table(full[1], group, list(zip(repeat(None), values[at:end])), value_type))
+        tables.append(Table(*_named(first, names), list(zip(repeat(None), values[at:end])), value_type))
         at = end
     return tables
+
+
+def _named(line: str, names: list[str]) -> tuple[str, dict[str, str]]:
+    """A table's result name and group (the columns after its value) from one of its lines, read as CSV: group
+    values are device strings and may be quoted."""
+    full = next(csv.reader([line]))
+    return full[1], {name: full[i] for i, name in enumerate(names) if i > 3}
 
 
 def _starts(lines: list[str], at: int, prefix: str) -> bool:
@@ -157,10 +162,8 @@ def _table_runs(body: str, names: list[str], value_type: str) -> list[Table]:
     tables = []
     for run in _TABLE_RUN.finditer(body):
         lines = run.group(0)
-        full = next(csv.reader([lines.partition("\r\n")[0]]))
-        group = {name: full[i] for i, name in enumerate(names) if i > 3}
-        values = [float(value) if value else None for value in _VALUE.findall(lines)]
-        tables.append(Table(full[1], group, list(zip(repeat(None), values)), value_type))
+        values = [float(value) if value else None for value in _VALUE_AFTER_NEWLINE.findall("\n" + lines)]
+        tables.append(Table(*_named(lines.partition("\r\n")[0], names), list(zip(repeat(None), values)), value_type))
     return tables
 
 
