@@ -102,3 +102,53 @@ def test_window_rows_are_read_back_to_their_own_series(clean_backends):
     assert found == {name: [100.0 * i + 2 * j + 1 for j in range(5)] + [None] for i, name in enumerate(names)}
     assert {table.result for table in tables} == {"wmax"}
     assert all(table.group["_field"] == "in_bps" and table.group["device"] == "56" for table in tables)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("points", [100, 6])  # raw samples as they are; 5-minute windows
+def test_a_read_names_device_and_measurement_only_where_its_graphs_span_several(clean_backends, points):
+    """Every row of Flux's CSV carries its table's group: a read whose graphs share one device and one kind leaves
+    both out (a device page's batch), and the lookup gives them back. Two switches with the same port names, read
+    apart and together: each graph gets its own switch's values."""
+    from monitor.timeseries.flux import Plot, keep_columns
+    from monitor.timeseries.plan import Window
+
+    now = int(time.time()) // 60 * 60
+    rates = {("57", "1/g1"): 100.0, ("57", "1/g2"): 200.0, ("58", "1/g1"): 300.0}
+    samples = [
+        Sample("interface", {"device": device, "port": port}, {"in_bps": rate, "out_bps": rate + 1}, now - 60 * k)
+        for (device, port), rate in rates.items()
+        for k in range(1, 6)
+    ]
+    assert services.influx_writer().write(samples)
+    traffic = TEMPLATES["traffic"]
+    plots = {key: Plot("/".join(key), traffic, (Member(key[0], key[1], 60),)) for key in rates}
+    alone = [plots[("57", "1/g1")], plots[("57", "1/g2")]]
+    assert keep_columns(alone, timed=False) == '["_value", "_field", "port"]'
+    assert keep_columns(list(plots.values())) == '["_time", "_value", "_field", "device", "port"]'
+    end = datetime.fromtimestamp(now, timezone.utc)
+    span = Window.of(end - timedelta(minutes=10), end, points, end)
+    for batch in (alone, list(plots.values())):
+        out = series.read(batch, span)
+        for plot in batch:
+            wanted = rates[(plot.members[0].device, plot.members[0].instance)]
+            inn, out_ = out[plot.key]["series"]
+            assert inn["points"] and {p[2] for p in inn["points"]} == {wanted}, plot.key
+            assert {p[2] for p in out_["points"]} == {wanted + 1}, plot.key
+            assert inn["stats"]["minimum"] == inn["stats"]["maximum"] == wanted
+
+
+def test_a_table_without_its_device_is_not_given_one_of_several():
+    """The lookup fills in a device or measurement left out only where one was registered: with two switches it
+    cannot tell, and the table is not given to either."""
+    from monitor.timeseries.flux import Plot
+    from monitor.timeseries.lookup import Lookup
+
+    lookup = Lookup()
+    for device in ("57", "58"):
+        plot = Plot(device, TEMPLATES["traffic"], (Member(device, "1/g1", 60),))
+        lookup.register(plot, plot.members[0], "in_bps_sum", "in_bps")
+    group = {"_field": "in_bps_sum", "port": "1/g1"}
+    assert lookup.target(group) is None
+    assert lookup.target(group | {"device": "58"}) == ("58", "in_bps")
+    assert lookup.target(group | {"device": "58", "_measurement": "cpu"}) is None

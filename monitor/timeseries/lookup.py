@@ -14,11 +14,15 @@ class Lookup:
     def __init__(self) -> None:
         self._targets: dict[tuple, tuple[str, str]] = {}
         self._variants: set[tuple[str, str | None, tuple[str, ...]]] = set()
+        self._measurements: set[str] = set()
+        self._devices: set[str] = set()
 
     def register(self, plot: Plot, member: Member, stored: str, field: str) -> None:
         template = plot.template
         self._variants.add((template.measurement, template.instance_tag, tuple(sorted(template.filters))))
         instance = member.instance if template.instance_tag else ""
+        self._measurements.add(template.measurement)
+        self._devices.add(member.device)
         key = (template.measurement, member.device, instance, tuple(sorted(template.filters.items())), stored)
         self._targets[key] = (plot.key, field)
 
@@ -32,13 +36,16 @@ class Lookup:
         return found
 
     def target(self, group: dict[str, str]) -> tuple[str, str] | None:
-        """The (graph key, field) registered for a table's group (tags, `_measurement`, `_field`), if any."""
+        """The (graph key, field) registered for a table's group (tags, `_measurement`, `_field`), if any. A group
+        without a measurement or device has the only one registered (flux.keep_columns leaves it out then)."""
+        measurement_of = group.get("_measurement", _only(self._measurements))
+        device = group.get("device", _only(self._devices))
         for measurement, tag, filters in self._variants:
-            if group.get("_measurement") != measurement:
+            if measurement_of != measurement:
                 continue
             key = (
                 measurement,
-                group.get("device", ""),
+                device,
                 group.get(tag, "") if tag else "",
                 tuple((name, group.get(name, "")) for name in filters),
                 group.get("_field", ""),
@@ -47,3 +54,8 @@ class Lookup:
             if target is not None:
                 return target
         return None
+
+
+def _only(values: set[str]) -> str | None:
+    """The one value of a set of one; None where there are none or several."""
+    return next(iter(values)) if len(values) == 1 else None
