@@ -75,3 +75,23 @@ def test_quoted_device_strings_in_the_group_are_read_whole():
 def test_several_results_in_one_block_keep_their_names():
     text = block(("r0_wsum", 0, ["1", "2"], "a"), ("r0_wcount", 1, ["3", "4"], "a"), ("r1_lo", 2, ["5"], "a"))
     assert read(text) == [("r0_wsum", "a", [1.0, 2.0]), ("r0_wcount", "a", [3.0, 4.0]), ("r1_lo", "a", [5.0])]
+
+
+def test_a_block_named_by_its_default_annotation_gives_every_table_its_result():
+    """As the pages ask InfluxDB for it: each block's result named once on its "#default" line, its rows' result
+    column empty; windows (read in bulk) of a plain and a quoted port, a one-value result, and timed rows."""
+    windows = block(("", 0, ["1", "2"], "1/g1"), ("", 1, ["3", ""], '"Gi1/0/1, ""uplink"""'))
+    timed = (
+        ",result,table,_time,_value,_field,port\r\n"
+        ",,0,2026-11-28T00:00:00Z,5,in_bps,1/g1\r\n,,0,2026-11-28T00:01:00Z,6,in_bps,1/g1\r\n"
+    )
+    text = f"#default,wsum,,,,,,\r\n{windows}\r\n#default,lo,,,,,,\r\n{block(('', 0, ['9'], '1/g1'))}\r\n"
+    text += f"#datatype,string,long,dateTime:RFC3339,double,string,string\r\n#default,raw,,,,,\r\n{timed}\r\n"
+    tables = parse(text)
+    assert [(t.result, t.group["port"], [v for _, v in t.rows]) for t in tables] == [
+        ("wsum", "1/g1", [1.0, 2.0]),
+        ("wsum", 'Gi1/0/1, "uplink"', [3.0, None]),
+        ("lo", "1/g1", [9.0]),
+        ("raw", "1/g1", [5.0, 6.0]),
+    ]
+    assert tables[-1].rows[0][0] == 1_795_824_000_000 and tables[-1].value_type == "double"
