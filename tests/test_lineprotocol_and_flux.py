@@ -140,7 +140,7 @@ def test_a_read_names_device_and_measurement_only_where_its_graphs_span_several(
 
 def test_a_table_without_its_device_is_not_given_one_of_several():
     """The lookup fills in a device or measurement left out only where one was registered: with two switches it
-    cannot tell, and the table is not given to either."""
+    cannot tell, and says so (a read whose columns and lookup disagree is an error in the code, not data to drop)."""
     from monitor.timeseries.flux import Plot
     from monitor.timeseries.lookup import Lookup
 
@@ -149,6 +149,7 @@ def test_a_table_without_its_device_is_not_given_one_of_several():
         plot = Plot(device, TEMPLATES["traffic"], (Member(device, "1/g1", 60),))
         lookup.register(plot, plot.members[0], "in_bps_sum", "in_bps")
     group = {"_field": "in_bps_sum", "port": "1/g1"}
-    assert lookup.target(group) is None
+    with pytest.raises(RuntimeError, match="no device column"):
+        lookup.target(group)
     assert lookup.target(group | {"device": "58"}) == ("58", "in_bps")
     assert lookup.target(group | {"device": "58", "_measurement": "cpu"}) is None

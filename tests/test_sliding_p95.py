@@ -36,11 +36,12 @@ def rate(t: float) -> float:
 
 @pytest.fixture(scope="module")
 def planted(stack_env, tmp_path_factory):
-    """Four days of one port polled every 5 minutes (one sample a window, 10 s into it)."""
+    """Four days of one port of two switches polled every 5 minutes (one sample a window, 10 s into it)."""
     with own_buckets("sliding", tmp_path_factory.mktemp("spool")) as writer:
         history = HistoryWriter(writer)
         times = [FIRST.timestamp() + STEP * i + 10 for i in range(4 * 288)]
         port_polls(history, "s1", "p/1", times, rate, STEP)
+        port_polls(history, "s2", "p/1", times, rate, STEP)  # a second switch, the same port name
         history.close(NOW.timestamp())
         assert history.failed == 0
         yield
@@ -52,8 +53,8 @@ def expected(start: datetime, end: datetime) -> float:
     return stats.percentile(means)
 
 
-def p95(start: datetime, end: datetime) -> float:
-    data = series.one(TRAFFIC, "s1", "p/1", start, end, points=300, interval_s=STEP, now=NOW)
+def p95(start: datetime, end: datetime, device: str = "s1") -> float:
+    data = series.one(TRAFFIC, device, "p/1", start, end, points=300, interval_s=STEP, now=NOW)
     assert data["p95_source"] == "5-minute means"
     return next(s for s in data["series"] if s["field"] == "in_bps")["stats"]["p95"]
 
@@ -86,3 +87,18 @@ def test_a_range_that_moved_back_is_read_in_full(planted):
     _, full = sliding.slide([plot], *earlier, settings.INFLUXDB_BUCKET + "_5m")
     assert ("x", "in_bps") in full  # what was kept says nothing of the windows before it
     assert p95(*earlier) == pytest.approx(expected(*earlier))
+
+
+def test_two_switches_kept_over_different_ranges_slide_in_one_read(planted):
+    """A tree page's percentiles: one switch's values kept from a range opened an hour before the other's. Both
+    slide in one script (a pair of reads per kept range) whose rows must still say which switch they are."""
+    start = FIRST + timedelta(days=1, hours=3)  # ranges no other test reads (their answers would come cached)
+    end = start + timedelta(days=2)
+    hour = timedelta(hours=1)
+    assert p95(start - hour, end - hour, "s1") == pytest.approx(expected(start - hour, end - hour))
+    assert p95(start, end, "s2") == pytest.approx(expected(start, end))
+    moved = (start + SHIFT, end + SHIFT)
+    plots = [Plot(device, TRAFFIC, (Member(device, "p/1", STEP),)) for device in ("s1", "s2")]
+    found, full = sliding.slide(plots, *moved, settings.INFLUXDB_BUCKET + "_5m")
+    assert not full & {("s1", "in_bps"), ("s2", "in_bps")}  # both answered from kept values
+    assert found[("s1", "in_bps")] == found[("s2", "in_bps")] == pytest.approx(expected(*moved))

@@ -38,8 +38,8 @@ class Lookup:
     def target(self, group: dict[str, str]) -> tuple[str, str] | None:
         """The (graph key, field) registered for a table's group (tags, `_measurement`, `_field`), if any. A group
         without a measurement or device has the only one registered (flux.keep_columns leaves it out then)."""
-        measurement_of = group.get("_measurement", _only(self._measurements))
-        device = group.get("device", _only(self._devices))
+        measurement_of = _filled(group, "_measurement", self._measurements)
+        device = _filled(group, "device", self._devices)
         for measurement, tag, filters in self._variants:
             if measurement_of != measurement:
                 continue
@@ -56,6 +56,12 @@ class Lookup:
         return None
 
 
-def _only(values: set[str]) -> str | None:
-    """The one value of a set of one; None where there are none or several."""
-    return next(iter(values)) if len(values) == 1 else None
+def _filled(group: dict[str, str], column: str, registered: set[str]) -> str | None:
+    """A group's `column`, else the only value registered for it. A table without it while several were registered
+    was read with fewer columns than its script's lookup needs (keep_columns given fewer graphs than were
+    registered): an error in the code, raised rather than its values dropped without a word."""
+    if column in group:
+        return group[column]
+    if len(registered) > 1:
+        raise RuntimeError(f"a result table has no {column} column and the read registered {len(registered)}")
+    return next(iter(registered), None)

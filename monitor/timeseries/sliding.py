@@ -95,20 +95,24 @@ def _changes(usable: dict[Key, tuple[Plot, dict]], start: datetime, end: datetim
         groups.setdefault((state["start"], state["end"]), []).append((key, plot))
     bind, lookup, script, params = Params(), Lookup(), "", {}
     name = bind(bucket)
+    # The columns of every group's chains from every graph the lookup holds: a group of one device's graphs must
+    # still name the device when the script reads several (keep_columns leaves out what its graphs share).
+    everyone = [plot for plot, _ in usable.values()]
+    kept, counted = keep_columns(everyone), keep_columns(everyone, timed=False)
     for number, ((old_start, old_end), members) in enumerate(groups.items()):
         preds = []
         for (_, field), plot in members:
             lookup.register(plot, plot.members[0], field + "_mean", field)
             preds.append(series_predicate(plot.template, plot.members[0], [field + "_mean"], bind))
-        pred, plots = any_of(preds), [plot for _, plot in members]
+        pred = any_of(preds)
         left = datetime.fromtimestamp(old_start / 1000, start.tzinfo)
         came = datetime.fromtimestamp(old_end / 1000, start.tzinfo)
         if left < start:
             params |= {f"g{number}_start": left, f"g{number}_stop": start}
-            script += chain(name, pred, "|> count()", keep_columns(plots, timed=False), f"gone{number}", f"g{number}")
+            script += chain(name, pred, "|> count()", counted, f"gone{number}", f"g{number}")
         if came < end:
             params |= {f"e{number}_start": came, f"e{number}_stop": end}
-            script += chain(name, pred, "", keep_columns(plots), f"came{number}", f"e{number}")
+            script += chain(name, pred, "", kept, f"came{number}", f"e{number}")
     if not script:
         return {}
     out: dict = {}
