@@ -161,6 +161,15 @@ class InfluxdRunning:
                     os.environ[key] = value
         return self.pid
 
+    def restart_compacting(self, **environment: str) -> int:
+        """`restart` with short cold durations, so InfluxDB snapshots its cache and fully compacts its shards within
+        a minute, as it does hours after their last write (by default after 10 minutes and 4 hours)."""
+        return self.restart(
+            INFLUXD_STORAGE_CACHE_SNAPSHOT_WRITE_COLD_DURATION="5s",
+            INFLUXD_STORAGE_COMPACT_FULL_WRITE_COLD_DURATION="20s",
+            **environment,
+        )
+
     def stop(self) -> None:
         self.process.stop()
 

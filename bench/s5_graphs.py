@@ -288,15 +288,10 @@ def _page_in_chromium(env: dict[str, str], work: Path, password: str, device_pk:
 
 
 def _compacted(influxd: InfluxdRunning, longest_s: float = 600) -> float:
-    """Restart InfluxDB with short cold durations so its cache is snapshotted and its shards fully compacted, as
-    they are hours after their last write (by default after 10 minutes and 4 hours), and wait until it has been
-    idle for 10 s; the seconds that took."""
+    """InfluxDB restarted to compact its shards fully (`restart_compacting`), then idle for 10 s; the seconds that
+    took."""
     started = time.monotonic()
-    pid = influxd.restart(
-        INFLUXD_PPROF_DISABLED="true",
-        INFLUXD_STORAGE_CACHE_SNAPSHOT_WRITE_COLD_DURATION="5s",
-        INFLUXD_STORAGE_COMPACT_FULL_WRITE_COLD_DURATION="20s",
-    )
+    pid = influxd.restart_compacting(INFLUXD_PPROF_DISABLED="true")
     time.sleep(45)  # both cold durations pass, and the compaction planner (every second) starts
     quiet = 0
     while quiet < 2 and time.monotonic() - started < longest_s:

@@ -228,10 +228,7 @@ def _compacted_storage(influxd: Process, influx, base: Path) -> dict:
     """Restart InfluxDB with short cold durations so the cache is snapshotted and the shards fully compacted, as
     they are hours after their last write; then the bytes per bucket are what the data will keep taking."""
     again = InfluxdRunning(influxd, base / "run", influx.url)
-    again.restart(
-        INFLUXD_STORAGE_CACHE_SNAPSHOT_WRITE_COLD_DURATION="5s",
-        INFLUXD_STORAGE_COMPACT_FULL_WRITE_COLD_DURATION="20s",
-    )
+    again.restart_compacting()
     try:
         engine, sizes = base / "run" / "influxdb" / "engine", []
         for _ in range(30):  # until the files stop changing

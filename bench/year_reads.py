@@ -28,10 +28,7 @@ def main(work: Path, settle_s: int = 150) -> dict:
     try:
         configure(work / "django", redis_url, influx)
         graphs = s5_year.switch_graphs(s5_year.year_switch(influx, work))
-        pid = influxd.restart(
-            INFLUXD_STORAGE_CACHE_SNAPSHOT_WRITE_COLD_DURATION="5s",
-            INFLUXD_STORAGE_COMPACT_FULL_WRITE_COLD_DURATION="20s",
-        )
+        pid = influxd.restart_compacting()
         time.sleep(settle_s)
         return {"runs": [_cold_page(graphs, pid) for _ in range(3)]}
     finally:

@@ -40,10 +40,7 @@ def main(work: Path) -> dict:
         configure(work / "django", redis_url, influx)
         scripts = _year_page(influx, work)
         _make_variants(influx)
-        pid = influxd.restart(  # snapshot and fully compact everything, as hours after the last write
-            INFLUXD_STORAGE_CACHE_SNAPSHOT_WRITE_COLD_DURATION="5s",
-            INFLUXD_STORAGE_COMPACT_FULL_WRITE_COLD_DURATION="20s",
-        )
+        pid = influxd.restart_compacting()  # snapshot and fully compact everything, as hours after the last write
         time.sleep(240)
         return {name: _chains(scripts, name, pid) for name in VARIANTS}
     finally:
