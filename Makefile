@@ -4,13 +4,14 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench lint format install deps influxd clean help
+.PHONY: demo test bench lint audit format install deps influxd clean help
 
 help:
 	@echo "make demo   - install what is missing and run the whole product on http://127.0.0.1:8000/"
 	@echo "make test   - install what is missing and run every test (real Redis, InfluxDB, snmpsim, Chromium)"
 	@echo "make bench  - run the benchmarks and write docs/performance.md"
-	@echo "make lint   - ruff check and format check"
+	@echo "make lint   - ruff check (with its bandit security rules) and format check"
+	@echo "make audit  - known-vulnerability check of the installed Python packages (pip-audit)"
 
 $(STAMP): requirements.txt requirements-dev.txt package.json package-lock.json
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -40,6 +41,9 @@ bench: deps install influxd
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+
+audit: install
+	bash scripts/audit-deps.sh
 
 format: install
 	$(VENV)/bin/ruff format .
