@@ -17,8 +17,11 @@ CHROMIUM_ARGS = [
 
 
 @contextmanager
-def chromium_page(viewport=(1280, 900)):
-    """A fresh page in headless Chromium; fails loudly when chromium is not installed."""
+def chromium_page(viewport=(1280, 900), enforce_csp: bool = False):
+    """A fresh page in headless Chromium; fails loudly when chromium is not installed.
+
+    Pages' Content-Security-Policy forbids eval, which Playwright's polling `wait_for_function` uses: tests bypass
+    it unless they check the policy itself (tests/test_browser_csp.py, which visits every main page under it)."""
     from playwright.sync_api import sync_playwright
 
     executable = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -26,7 +29,7 @@ def chromium_page(viewport=(1280, 900)):
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)
         try:
-            page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]})
+            page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]}, bypass_csp=not enforce_csp)
             yield page
         finally:
             browser.close()
