@@ -8,9 +8,9 @@ from pathlib import Path
 import dj_database_url
 from celery.schedules import crontab
 
+from monitor.core import directory
 from monitor.core.clientip import parse_networks
 from monitor.core.config import ConfigError, env, env_bool, env_float, env_int, env_list, secret_from_var
-from monitor.core.directory import ldap_settings
 from monitor.core.oidc_settings import oidc_settings
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -118,9 +118,9 @@ try:
 except ValueError as exc:
     raise ConfigError(str(exc)) from None
 # Directory sign-in (LDAP), on when MONITOR_LDAP_URI is set; see monitor/core/directory.py and README.
-globals().update(ldap_settings())
+globals().update(directory.ldap_settings())
 if "AUTH_LDAP_SERVER_URI" in globals():
-    AUTHENTICATION_BACKENDS.insert(1, "django_auth_ldap.backend.LDAPBackend")
+    AUTHENTICATION_BACKENDS.insert(1, directory.BACKEND)
 # OpenID Connect sign-in, on when MONITOR_OIDC_CLIENT_ID is set; see monitor/core/oidc.py and README.
 globals().update(oidc_settings())
 MONITOR_OIDC_NAME = env("MONITOR_OIDC_NAME", "single sign-on")
