@@ -132,6 +132,9 @@ AXES_FAILURE_LIMIT = MONITOR_LOGIN_MAX_FAILURES
 AXES_COOLOFF_TIME = timedelta(seconds=MONITOR_LOGIN_LOCKOUT_S)
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_CLIENT_IP_CALLABLE = "monitor.core.clientip.client_ip"
+# One count per user name in any case (the directory matches so); OpenID Connect's callback is no password guess.
+AXES_USERNAME_CALLABLE = "monitor.core.lockout.username"
+AXES_WHITELIST_CALLABLE = "monitor.core.lockout.not_a_password_login"
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_VERBOSE = False

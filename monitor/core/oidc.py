@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 
+import requests
 from django.conf import settings
 from django.contrib.auth.models import Group
 from django.core.exceptions import SuspiciousOperation
@@ -39,7 +40,12 @@ class GroupsOIDCBackend(OIDCAuthenticationBackend):
         """Only the callback exchanges a code: a code and state sent to the password form are not redeemed."""
         if request is None or request.path != reverse("oidc_authentication_callback") or "password" in kwargs:
             return None
-        return super().authenticate(request, **kwargs)
+        try:
+            return super().authenticate(request, **kwargs)
+        except requests.RequestException as exc:  # a spent or forged code, the provider down: a failed sign-in
+            status = getattr(exc.response, "status_code", None)
+            log.warning("OpenID Connect sign-in failed: %s from the provider (HTTP %s)", type(exc).__name__, status)
+            return None
 
     def get_or_create_user(self, access_token, id_token, payload):
         """`payload` is the ID token the provider signed (checked by mozilla-django-oidc): its `iss` and `sub`."""
