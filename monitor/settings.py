@@ -182,6 +182,11 @@ SILENCED_SYSTEM_CHECKS = [
 ]
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if SECURE_TLS else None
 SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"  # Django's default, said here: a cross-site POST carries no session
+# A login lasts this long (not renewed by use): the bound on a copied cookie, and on the session of someone removed
+# from the directory or the provider but not deactivated here (deactivating ends it at once).
+MONITOR_SESSION_AGE_S = env_int("MONITOR_SESSION_AGE_S", 14 * 86400, minimum=300, maximum=90 * 86400)
+SESSION_COOKIE_AGE = MONITOR_SESSION_AGE_S
 X_FRAME_OPTIONS = "DENY"
 
 # Redis: Celery broker and the poller's short-lived state (last counters, locks), and Django's cache
