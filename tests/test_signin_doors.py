@@ -214,3 +214,15 @@ def test_the_session_age_comes_from_the_environment_and_a_bad_one_is_named(value
     code = "import monitor.settings as s; print(s.SESSION_COOKIE_AGE)"
     result = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True)
     assert expected in result.stdout + result.stderr
+
+
+def test_a_deactivated_directory_account_answers_its_right_password_as_a_wrong_one(ldap_on, client, settings):
+    """Nothing tells a guesser they found the password of a deactivated account (the directory's password, used
+    elsewhere too): not the page, and not the lock-out count, which a right password advances as a wrong one does."""
+    from django.contrib.auth import get_user_model
+
+    assert log_in(client, "bob", "bob-pass-1") == 302
+    client.logout()
+    get_user_model().objects.filter(username="bob").update(is_active=False)
+    settings.AXES_FAILURE_LIMIT = 2
+    assert [log_in(client, "bob", "bob-pass-1") for _ in range(2)] == [200, 429]

@@ -3,7 +3,8 @@
 A directory user signs into the account the directory made for them (by user name, in any case, as django-auth-ldap
 matches), never into a local account (one with a password) or an OpenID Connect user's account of the same name:
 those stay their owners'. And a session lasts only while its account is active: django-auth-ldap's get_user does
-not look, so a deactivated user kept every page until the session expired.
+not look, so a deactivated user kept every page until the session expired (and its right password is a failed
+login, as for a local account).
 """
 
 from __future__ import annotations
@@ -32,6 +33,12 @@ class DirectoryBackend(LDAPBackend):
             log.warning("directory sign-in refused: %r is %s, not the directory's", user.get_username(), kind)
             raise ldap_user.AuthenticationFailed(f"the account of that name is {kind}")
         return user, built
+
+    def authenticate_ldap_user(self, ldap_user, password):
+        """None for a deactivated account, as ModelBackend answers: a failed login, counted as one (else its right
+        password, not counted, would tell a guesser they found it)."""
+        user = super().authenticate_ldap_user(ldap_user, password)
+        return user if user is not None and user.is_active else None
 
     def get_user(self, user_id):
         """The session's account while it is active (ModelBackend's rule), else None: the session is anonymous."""
