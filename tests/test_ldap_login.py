@@ -105,3 +105,6 @@ def test_a_directory_user_never_becomes_a_local_or_single_sign_on_account_of_the
     assert ivy.email == "ivy@sso.example.org" and not ivy.groups.exists()  # not overwritten by the directory's
     root.refresh_from_db()
     assert root.email == "admin@localhost" and root.is_superuser
+    root.set_unusable_password()  # the administrator hands the account over (docs/signin.md)
+    root.save()
+    assert log_in(client, "root", "directory-root-1") == 302 and client.session["_auth_user_id"] == str(root.pk)
