@@ -108,14 +108,34 @@ def test_an_account_of_an_earlier_sign_in_is_adopted_once_an_administrator_marks
         call_command("oidc_adopt", "hal")
     with pytest.raises(CommandError, match="no account named 'nobody'"):
         call_command("oidc_adopt", "nobody")
+    listed = io.StringIO()
+    call_command("oidc_adopt", "--list", stdout=listed)
+    assert "gale\tlast login never" in listed.getvalue() and "hal" not in listed.getvalue()  # hal has a password
     out = io.StringIO()
-    call_command("oidc_adopt", "gale", stdout=out)
+    call_command("oidc_adopt", "gale", "--list", stdout=out)
     assert "gale: adopted by the next single sign-on as gale" in out.getvalue()
     assert sign_in(client, oidc_on, "gale", "gale-pass-1").status_code == 302
     assert signed_in(client) == gale and client.get(f"/trees/{tree.pk}/").status_code == 200
     client.logout()
     oidc_on.users("rename", "gale", "gale-b")  # adopted once: from then on by subject, like any other
     assert sign_in(client, oidc_on, "gale-b", "gale-pass-1").status_code == 302 and signed_in(client) == gale
+    listed = io.StringIO()
+    call_command("oidc_adopt", "--list", stdout=listed)
+    assert "gale" not in listed.getvalue()  # it has its provider user now
+    with pytest.raises(CommandError, match="gale already belongs to subject"):
+        call_command("oidc_adopt", "gale")
+
+
+def test_a_taken_name_gets_the_first_free_sso_name_in_any_case(db, django_user_model):
+    from monitor.core.oidc_accounts import free_username
+
+    django_user_model.objects.create_user("kim")
+    django_user_model.objects.create_user("Kim-SSO")
+    assert free_username("KIM") == "KIM-sso-2"
+    assert free_username("lee") == "lee"
+    long = "x" * 150
+    django_user_model.objects.create_user(long)
+    assert free_username(long) == "x" * 146 + "-sso" and len(free_username(long)) == 150
 
 
 def test_the_password_form_never_redeems_a_provider_code(oidc_on, client):
