@@ -196,3 +196,6 @@ class Graph(models.Model):
 
     def __str__(self) -> str:
         return self.title
+
+
+from monitor.core.identities import OidcIdentity  # noqa: E402, F401 (registered in this app; see its module)

@@ -8,9 +8,9 @@ from pathlib import Path
 import dj_database_url
 from celery.schedules import crontab
 
+from monitor.core import directory
 from monitor.core.clientip import parse_networks
 from monitor.core.config import ConfigError, env, env_bool, env_float, env_int, env_list, secret_from_var
-from monitor.core.directory import ldap_settings
 from monitor.core.oidc_settings import oidc_settings
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -126,9 +126,9 @@ try:
 except ValueError as exc:
     raise ConfigError(str(exc)) from None
 # Directory sign-in (LDAP), on when MONITOR_LDAP_URI is set; see monitor/core/directory.py and README.
-globals().update(ldap_settings())
+globals().update(directory.ldap_settings())
 if "AUTH_LDAP_SERVER_URI" in globals():
-    AUTHENTICATION_BACKENDS.insert(1, "django_auth_ldap.backend.LDAPBackend")
+    AUTHENTICATION_BACKENDS.insert(1, directory.BACKEND)
 # OpenID Connect sign-in, on when MONITOR_OIDC_CLIENT_ID is set; see monitor/core/oidc.py and README.
 globals().update(oidc_settings())
 MONITOR_OIDC_NAME = env("MONITOR_OIDC_NAME", "single sign-on")
@@ -140,6 +140,9 @@ AXES_FAILURE_LIMIT = MONITOR_LOGIN_MAX_FAILURES
 AXES_COOLOFF_TIME = timedelta(seconds=MONITOR_LOGIN_LOCKOUT_S)
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_CLIENT_IP_CALLABLE = "monitor.core.clientip.client_ip"
+# One count per user name in any case (the directory matches so); OpenID Connect's callback is no password guess.
+AXES_USERNAME_CALLABLE = "monitor.core.lockout.username"
+AXES_WHITELIST_CALLABLE = "monitor.core.lockout.not_a_password_login"
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_VERBOSE = False
@@ -187,6 +190,11 @@ SILENCED_SYSTEM_CHECKS = [
 ]
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if SECURE_TLS else None
 SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"  # Django's default, said here: a cross-site POST carries no session
+# A login lasts this long (not renewed by use): the bound on a copied cookie, and on the session of someone removed
+# from the directory or the provider but not deactivated here (deactivating ends it at once).
+MONITOR_SESSION_AGE_S = env_int("MONITOR_SESSION_AGE_S", 14 * 86400, minimum=300, maximum=90 * 86400)
+SESSION_COOKIE_AGE = MONITOR_SESSION_AGE_S
 X_FRAME_OPTIONS = "DENY"
 # Content-Security-Policy (django-csp): scripts only from this site, never inline, so a device string that ever
 # reached a page unescaped could still not run. Styles allow inline attributes (severity colours); charts draw on

@@ -76,5 +76,12 @@ class Directory:
             input=ldif, text=True, check=True, capture_output=True,
         )  # fmt: skip
 
+    def modify(self, ldif: str) -> None:
+        """Changes (ldapmodify's LDIF) as the directory's administrator."""
+        subprocess.run(
+            ["ldapmodify", "-x", "-H", self.uri, "-D", ADMIN_DN, "-w", ADMIN_PASSWORD],
+            input=ldif, text=True, check=True, capture_output=True,
+        )  # fmt: skip
+
     def stop(self) -> None:
         self.process.stop()

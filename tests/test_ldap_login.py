@@ -2,6 +2,7 @@
 trees granted to a group are what its members read; local accounts keep working; a directory that is down or a
 wrong password is a refused login, never an error page."""
 
+# ruff: noqa: F401, F811 (the sign-in fixtures: imported from tests/signin.py, named as arguments)
 from __future__ import annotations
 
 import pytest
@@ -9,44 +10,10 @@ from django.contrib.auth import get_user_model
 
 from monitor.core.directory import ldap_settings
 from monitor.graphs.trees.models import Tree
-from tests.ldapserver import GROUPS, PEOPLE, Directory, group, person
+from tests.ldapserver import GROUPS, PEOPLE, group, person
+from tests.signin import directory, ldap_on, log_in
 
 pytestmark = pytest.mark.django_db
-BACKENDS = [
-    "axes.backends.AxesStandaloneBackend",
-    "django_auth_ldap.backend.LDAPBackend",
-    "django.contrib.auth.backends.ModelBackend",
-]
-
-
-@pytest.fixture(scope="module")
-def directory(tmp_path_factory, stack_dir):
-    server = Directory(tmp_path_factory.mktemp("slapd"), stack_dir / "log")
-    server.add(
-        person("alice", "alice-pass-1", "alice@example.org")
-        + person("bob", "bob-pass-1", "bob@example.org")
-        + group("netops", ["alice"])
-        + group("monitor-admins", ["alice"])
-        + group("storage", ["bob"])
-    )
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def ldap_on(directory, settings, monkeypatch):
-    monkeypatch.setenv("MONITOR_LDAP_URI", directory.uri)
-    monkeypatch.setenv("MONITOR_LDAP_USER_BASE", PEOPLE)
-    monkeypatch.setenv("MONITOR_LDAP_GROUP_BASE", GROUPS)
-    monkeypatch.setenv("MONITOR_LDAP_STAFF_GROUP", f"cn=monitor-admins,{GROUPS}")
-    for name, value in ldap_settings().items():
-        setattr(settings, name, value)
-    settings.AUTHENTICATION_BACKENDS = BACKENDS
-    return directory
-
-
-def log_in(client, username: str, password: str) -> int:
-    return client.post("/login/", {"username": username, "password": password}).status_code
 
 
 def test_directory_groups_map_to_tree_read_permissions_at_login(ldap_on, client):
@@ -116,3 +83,28 @@ def test_bad_directory_settings_are_refused_with_the_variable_named(monkeypatch)
         ldap_settings()
     monkeypatch.delenv("MONITOR_LDAP_URI")
     assert ldap_settings() == {}
+
+
+def test_a_directory_user_never_becomes_a_local_or_single_sign_on_account_of_the_same_name(ldap_on, client):
+    from monitor.core.identities import OidcIdentity
+
+    ldap_on.add(person("root", "directory-root-1", "root@example.org") + person("ivy", "ivy-pass-1", "ivy@example.org"))
+    users = get_user_model().objects
+    root = users.create_superuser("root", "admin@localhost", "local-root-pass-1")  # made by `createsuperuser`
+    for typed in ("root", "ROOT", " Root "):  # the directory matches names in any case, django-auth-ldap strips
+        response = client.post("/login/", {"username": typed, "password": "directory-root-1"})
+        assert response.status_code == 200 and "did not match" in response.content.decode(), typed
+        assert "_auth_user_id" not in client.session
+    assert log_in(client, "root", "local-root-pass-1") == 302  # the local password is still the local account's
+    assert client.session["_auth_user_id"] == str(root.pk)
+    client.logout()
+    ivy = users.create_user("ivy", "ivy@sso.example.org")  # made by a single sign-on
+    OidcIdentity.objects.create(user=ivy, issuer="https://sso.example.org", subject="42")
+    assert log_in(client, "ivy", "ivy-pass-1") == 200 and "_auth_user_id" not in client.session
+    ivy.refresh_from_db()
+    assert ivy.email == "ivy@sso.example.org" and not ivy.groups.exists()  # not overwritten by the directory's
+    root.refresh_from_db()
+    assert root.email == "admin@localhost" and root.is_superuser
+    root.set_unusable_password()  # the administrator hands the account over (docs/signin.md)
+    root.save()
+    assert log_in(client, "root", "directory-root-1") == 302 and client.session["_auth_user_id"] == str(root.pk)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from monitor.core.config import ConfigError, env, env_bool, env_int
 
+BACKEND = "monitor.core.ldap_backend.DirectoryBackend"  # its get_user honours is_active; it adopts no other account
+
 GROUP_TYPES = {
     "groupOfNames": ("GroupOfNamesType", "groupOfNames"),
     "groupOfUniqueNames": ("GroupOfUniqueNamesType", "groupOfUniqueNames"),

@@ -20,8 +20,13 @@ log = logging.getLogger(__name__)
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 
+def is_active_staff(user) -> bool:
+    """Staff whose account is active (the session backends and API tokens check too: this page does not rely on it)."""
+    return bool(user.is_authenticated and user.is_active and user.is_staff)
+
+
 def _staff(request: HttpRequest) -> None:
-    if not request.user.is_staff:
+    if not is_active_staff(request.user):
         raise PermissionDenied("The poller health page is for staff users.")
 
 
@@ -39,7 +44,7 @@ def page(request: HttpRequest) -> HttpResponse:
 @require_GET
 def history(request: HttpRequest) -> JsonResponse:
     """{groups: {name: {figure: [[ms, value]]}}, workers: ...} over the page's range, from the self-samples."""
-    if not request.user.is_staff:
+    if not is_active_staff(request.user):
         return json_error(403, "the poller health figures are for staff users")
     try:
         window = parse_range(request.GET.get("start"), request.GET.get("end"), request.GET.get("range"))
@@ -58,6 +63,6 @@ def history(request: HttpRequest) -> JsonResponse:
 @require_GET
 def prometheus(request: HttpRequest) -> HttpResponse:
     """The same figures as the page, for Prometheus (send `Authorization: Bearer <token of a staff user>`)."""
-    if not request.user.is_staff:
+    if not is_active_staff(request.user):
         return HttpResponse("the metrics are for staff users' tokens\n", status=403, content_type="text/plain")
     return HttpResponse(metrics.exposition(health()), content_type=CONTENT_TYPE)
