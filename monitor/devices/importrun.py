@@ -16,7 +16,8 @@ from monitor.devices.importing import RowOutcome, import_rows
 from monitor.models import ImportJob
 
 log = logging.getLogger(__name__)
-FLUSH_S = 1.0  # the report is written at most about once a second (and after the first and the last line)
+FLUSH_S = 1.0  # the report is written about once a second (and after the first and the last line), and at most
+FLUSH_LINES_PER_S = 1000  # once every (its lines / 1000) seconds: a report of 10,000 lines is rewritten every 10 s
 REASON_CHARS = 500
 
 
@@ -83,7 +84,7 @@ class Progress:
         )
         self.job.rows_done += 1
         self.job.imported += device is not None
-        if time.monotonic() - self.written >= FLUSH_S:
+        if time.monotonic() - self.written >= max(FLUSH_S, self.job.rows_done / FLUSH_LINES_PER_S):
             self.flush()
 
     def flush(self, state: str | None = None) -> None:
