@@ -1,9 +1,11 @@
-"""Devices, their ports and graphs, as the admin edits them and the poller records them."""
+"""Devices, their ports and graphs, as the admin edits them and the poller records them; the admin's CSV imports."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+from django.utils import timezone
 
 from collectors.snmptypes import SnmpTarget
 from monitor.core.secrets import EncryptedTextField
@@ -196,6 +198,51 @@ class Graph(models.Model):
 
     def __str__(self) -> str:
         return self.title
+
+
+class ImportJob(models.Model):
+    """One upload of the admin's CSV import (monitor/devices/importrun.py), from the upload to the last line's
+    outcome. It holds no secret: the file travels encrypted in the task and is never stored; a line's report is its
+    number, name, device and reasons."""
+
+    class State(models.TextChoices):
+        QUEUED = "queued", "waiting for a worker"
+        RUNNING = "running", "importing"
+        DONE = "done", "done"
+        FAILED = "failed", "stopped"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    file_name = models.CharField(max_length=255, blank=True, default="")
+    skip_test = models.BooleanField(default=False)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.QUEUED)
+    rows_total = models.PositiveIntegerField(default=0)
+    rows_done = models.PositiveIntegerField(default=0)
+    imported = models.PositiveIntegerField(default=0)
+    # [{"line": 3, "name": "sw-1", "device": 12 or None, "profile": "...", "errors": ["port: ..."]}], in line order
+    report = models.JSONField(default=list, blank=True)
+    error = models.TextField(blank=True, default="")  # why the job stopped (state failed)
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(default=timezone.now)  # the last progress written
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"import {self.pk} of {self.file_name}"
+
+    @property
+    def refused(self) -> int:
+        return self.rows_done - self.imported
+
+    @property
+    def finished(self) -> bool:
+        return self.state in (self.State.DONE, self.State.FAILED)
+
+    def visible_to(self, user) -> bool:
+        """Only the uploader, or a superuser, sees an import (its names, hosts and reasons)."""
+        return user.is_superuser or (self.user_id is not None and self.user_id == user.pk)
 
 
 from monitor.core.identities import OidcIdentity  # noqa: E402, F401 (registered in this app; see its module)

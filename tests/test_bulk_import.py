@@ -66,6 +66,9 @@ def test_a_csv_with_three_bad_rows_of_twenty_imports_seventeen_and_names_the_thr
         (b"name,port\nx,161\n", "the header lacks the column(s) host"),
         (b"", "the file is empty"),
         (b"name,host\ncaf\xe9,127.0.0.1\n", "the file is not UTF-8 text"),
+        (b"name,host,version,snmp_version\nx,h,2c,1\n", "columns 'version' and 'snmp_version' both set snmp_version"),
+        (b"name,host,name\nx,h,y\n", "the column 'name' appears twice"),
+        (b'name,host\n"sw-1",127.0.0.1\n"sw-"2,127.0.0.1\n', "line 3: not valid CSV (',' expected after '\"')"),
     ],
 )
 def test_an_unusable_file_is_refused_whole_with_the_reason(tmp_path, content, words):
@@ -92,21 +95,36 @@ def test_rows_with_a_wrong_shape_a_repeated_name_or_a_bad_tree_are_refused(agent
     assert "line 5: refused 'treeless': tree 'Network//x' must be" in out
 
 
-def test_the_admin_imports_an_uploaded_csv_and_lists_the_refused_rows(agent, admin_client):
+def test_the_admin_imports_an_uploaded_csv_and_lists_the_refused_rows(
+    agent, admin_client, django_capture_on_commit_callbacks
+):
+    """The upload is queued as a job (its task run here, in Celery's eager mode) and the admin is sent to its page,
+    which lists every line (tests/test_import_jobs.py: in a real worker, behind gunicorn, in Chromium)."""
     from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from monitor.celery import app
+    from monitor.models import ImportJob
 
     page = admin_client.get("/admin/monitor/device/")
     assert 'id="import-devices"' in page.content.decode()
     body = HEADER + good_row(agent, "up-1") + "up-2,127.0.0.1,notaport,2c,switch,1,0,60,,\n" + good_row(agent, "up-3")
     upload = SimpleUploadedFile("devices.csv", body.encode(), content_type="text/csv")
-    response = admin_client.post("/admin/monitor/device/import/", {"file": upload})
-    html = response.content.decode()
-    assert response.status_code == 200
+    app.conf.task_always_eager = True
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            response = admin_client.post("/admin/monitor/device/import/", {"file": upload})
+    finally:
+        app.conf.task_always_eager = False
+    job = ImportJob.objects.get()
+    assert response.status_code == 302 and response["Location"] == f"/admin/monitor/device/import/{job.pk}/"
+    html = admin_client.get(response["Location"]).content.decode()
+    assert 'data-state="done"' in html and "3 lines: 2 imported, 1 refused." in html
     assert html.count('class="imported"') == 2 and html.count('class="refused"') == 1
     assert "<td>3</td><td>up-2</td>" in html and "port: Enter a whole number." in html
     assert sorted(Device.objects.values_list("name", flat=True)) == ["up-1", "up-3"]
     bad = admin_client.post("/admin/monitor/device/import/", {"file": SimpleUploadedFile("x.csv", b"nope\n")})
     assert bad.status_code == 400 and "unknown column(s) &#x27;nope&#x27;" in bad.content.decode()
+    assert ImportJob.objects.count() == 1  # a refused file makes no job
 
 
 def test_discover_subnet_adds_the_agents_that_answer_in_a_loopback_range(agent, stack_dir, clean_backends):

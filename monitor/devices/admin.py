@@ -8,10 +8,11 @@ from django.shortcuts import render
 from django.urls import path, reverse
 from django.utils.decorators import method_decorator
 from django.utils.html import format_html
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.debug import sensitive_post_parameters
 
-from monitor.devices.forms import DeviceForm, ImportForm
-from monitor.devices.importing import MAX_BYTES, BadFile, import_devices
+from monitor.devices import importviews
+from monitor.devices.forms import DeviceForm
 from monitor.devices.saving import after_save
 from monitor.models import DISCOVERY_FIELDS, POLL_STATUS_FIELDS, Device, Graph, Interface, InterfaceRename
 
@@ -97,8 +98,12 @@ class DeviceAdmin(admin.ModelAdmin):
 
     def get_urls(self):
         view = self.admin_site.admin_view(self.discover_view)
+        wrap = self.admin_site.admin_view
         return [
-            path("import/", self.admin_site.admin_view(self.import_view), name="monitor_device_import"),
+            # CSRF is checked by the view itself, once it has capped what the upload may read (importviews)
+            path("import/", wrap(csrf_exempt(self.import_view)), name="monitor_device_import"),
+            path("import/<int:job_id>/", wrap(self.import_job_view), name="monitor_device_import_job"),
+            path("import/<int:job_id>/report.csv", wrap(self.import_report_view), name="monitor_device_import_report"),
             path("discover/", view, name="monitor_device_discover"),
             path("<int:object_id>/discover/", view, name="monitor_device_discover_existing"),
             *super().get_urls(),
@@ -125,23 +130,15 @@ class DeviceAdmin(admin.ModelAdmin):
 
     @sensitive_secrets
     def import_view(self, request: HttpRequest) -> HttpResponse:
-        """Upload a CSV of devices: every row tested like this form, bad rows named with their line, good ones saved."""
-        if not self.has_add_permission(request):
-            return HttpResponse("not allowed", status=403)
-        context = {
-            **self.admin_site.each_context(request),
-            "title": "Import devices from CSV",
-            "opts": self.model._meta,
-        }
-        form = ImportForm(request.POST or None, request.FILES or None)
-        if request.method == "POST" and form.is_valid():
-            upload = form.cleaned_data["file"]
-            try:
-                context["outcomes"] = import_devices(upload.read(MAX_BYTES + 1), form.cleaned_data["skip_test"])
-            except BadFile as exc:
-                form.add_error("file", f"{exc}; nothing imported")
-        context["form"] = form
-        return render(request, "admin/monitor/device/import.html", context, status=400 if form.errors else 200)
+        """Upload a CSV of devices: checked whole, then imported by a worker (each row tested like this form)."""
+        return importviews.upload(self, request)
+
+    def import_job_view(self, request: HttpRequest, job_id: int) -> HttpResponse:
+        """An import's progress, then its per-line report (its uploader and superusers only)."""
+        return importviews.job_page(self, request, job_id)
+
+    def import_report_view(self, request: HttpRequest, job_id: int) -> HttpResponse:
+        return importviews.job_report(self, request, job_id)
 
     def save_model(self, request: HttpRequest, obj: Device, form: DeviceForm, change: bool) -> None:
         super().save_model(request, obj, form, change)

@@ -1,50 +1,22 @@
 """Bulk import of devices from CSV: every row is checked and tested like the admin form (monitor.devices.saving),
-each bad row is reported with its line number and reason, and the good rows are imported."""
+each bad row is reported with its line number and reason, and the good rows are imported. The file is read as a
+whole first (monitor.devices.csvfile); the admin runs this in a worker (monitor.devices.importrun)."""
 
 from __future__ import annotations
 
-import csv
-import io
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.dispatch import Signal
 
+from monitor.devices.csvfile import COLUMNS, MAX_BYTES, SECRET_COLUMNS, BadFile, DeviceCsv, read_csv
 from monitor.devices.saving import save_device
 from monitor.models import Device
 
-MAX_BYTES = 5 * 1024 * 1024
-MAX_ROWS = 10_000
-# CSV column -> device form field; several spellings are accepted for the common ones.
-COLUMNS = {
-    "name": "name",
-    "host": "host",
-    "port": "port",
-    "version": "snmp_version",
-    "snmp_version": "snmp_version",
-    "community": "community",
-    "v3_user": "v3_user",
-    "v3_security_level": "v3_security_level",
-    "v3_auth_protocol": "v3_auth_protocol",
-    "v3_auth_key": "v3_auth_key",
-    "v3_priv_protocol": "v3_priv_protocol",
-    "v3_priv_key": "v3_priv_key",
-    "timeout_s": "timeout_s",
-    "retries": "retries",
-    "max_repetitions": "max_repetitions",
-    "interval": "poll_interval_s",
-    "poll_interval_s": "poll_interval_s",
-    "group": "poller_group",
-    "poller_group": "poller_group",
-    "enabled": "enabled",
-    "profile": "pinned_profile",
-    "tree": "tree",
-}
-REQUIRED = ("name", "host")
-
-
-class BadFile(ValueError):
-    """The file as a whole cannot be read (encoding, header, size); no row was imported."""
+__all__ = ["MAX_BYTES", "BadFile", "RowOutcome", "import_devices", "import_rows", "place", "tree_path"]
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -57,34 +29,6 @@ class RowOutcome:
     @property
     def imported(self) -> bool:
         return self.device is not None
-
-
-def _rows(data: bytes) -> tuple[list[str], list[tuple[int, list[str]]]]:
-    if len(data) > MAX_BYTES:
-        raise BadFile(f"the file is larger than {MAX_BYTES // 1024 // 1024} MB")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise BadFile(f"the file is not UTF-8 text (byte {exc.start})") from None
-    reader = csv.reader(io.StringIO(text, newline=""))
-    try:
-        header = [name.strip().lower() for name in next(reader)]
-    except StopIteration:
-        raise BadFile("the file is empty: it needs a header line (name,host,...)") from None
-    unknown = [name for name in header if name not in COLUMNS]
-    if unknown:
-        raise BadFile(f"unknown column(s) {', '.join(repr(n[:40]) for n in unknown)}; known: {', '.join(COLUMNS)}")
-    missing = [name for name in REQUIRED if name not in header]
-    if missing:
-        raise BadFile(f"the header lacks the column(s) {', '.join(missing)}")
-    rows = []
-    for cells in reader:
-        if not any(cell.strip() for cell in cells):
-            continue
-        if len(rows) >= MAX_ROWS:
-            raise BadFile(f"more than {MAX_ROWS} rows: split the file")
-        rows.append((reader.line_num, cells))
-    return header, rows
 
 
 def tree_path(text: str) -> list[str]:
@@ -110,36 +54,54 @@ def place(device: Device, parts: list[str]) -> None:
 
 def import_devices(data: bytes, skip_test: bool = False) -> list[RowOutcome]:
     """Check and test every row, import the good ones; raises BadFile when the file itself is unusable."""
-    header, rows = _rows(data)
+    return import_rows(read_csv(data), skip_test)
+
+
+def import_rows(
+    csv_file: DeviceCsv, skip_test: bool = False, on_row: Callable[[RowOutcome], None] | None = None
+) -> list[RowOutcome]:
+    """Each row in turn, its outcome handed to `on_row` as soon as it is known; a row that fails in a way nobody
+    expected is refused with the kind of failure, and the rows after it are still imported."""
     outcomes, seen = [], set()
-    for line, cells in rows:
-        row = dict(zip(header, cells, strict=False))
-        name = (row.get("name") or "").strip()
-        outcome = RowOutcome(line, name)
+    for line, cells in csv_file.rows:
+        outcome = _one_row(csv_file.header, line, cells, seen, skip_test)
         outcomes.append(outcome)
-        if len(cells) != len(header):
-            outcome.errors.append(f"{len(header)} columns expected as in the header")
-            continue
-        if name.lower() in seen:
-            outcome.errors.append(f"name {name[:100]!r} appears on an earlier line")
-            continue
-        seen.add(name.lower())
-        values = {
-            COLUMNS[k]: v.strip() if k not in ("community", "v3_auth_key", "v3_priv_key") else v for k, v in row.items()
-        }
-        values = {k: v for k, v in values.items() if v != ""}
-        try:
-            parts = tree_path(values.pop("tree")) if "tree" in values else None
-        except ValueError as exc:
-            outcome.errors.append(str(exc))
-            continue
-        if "enabled" in values:
-            values["enabled"] = values["enabled"].lower() in ("1", "true", "yes", "on")
-        values["skip_test"] = skip_test
+        if on_row is not None:
+            on_row(outcome)
+    return outcomes
+
+
+def _one_row(header: list[str], line: int, cells: list[str], seen: set[str], skip_test: bool) -> RowOutcome:
+    row = dict(zip(header, cells, strict=False))
+    name = (row.get("name") or "").strip()
+    outcome = RowOutcome(line, name[:100])
+    if len(cells) != len(header):
+        outcome.errors.append(f"{len(header)} columns expected as in the header")
+        return outcome
+    if name.lower() in seen:
+        outcome.errors.append(f"name {name[:100]!r} appears on an earlier line")
+        return outcome
+    seen.add(name.lower())
+    values = {COLUMNS[k]: v if k in SECRET_COLUMNS else v.strip() for k, v in row.items()}
+    values = {k: v for k, v in values.items() if v != ""}
+    try:
+        parts = tree_path(values.pop("tree")) if "tree" in values else None
+    except ValueError as exc:
+        outcome.errors.append(str(exc))
+        return outcome
+    if "enabled" in values:
+        values["enabled"] = values["enabled"].lower() in ("1", "true", "yes", "on")
+    values["skip_test"] = skip_test
+    try:
         with transaction.atomic():
             device, errors = save_device(values)
             if device is not None and parts:
                 place(device, parts)
-        outcome.device = device
-        outcome.errors = [f"{'' if f == '__all__' else f + ': '}{m}" for f, ms in errors.items() for m in ms]
-    return outcomes
+    except IntegrityError:
+        device, errors = None, {"name": ["a device of this name was saved meanwhile (by another import?)"]}
+    except Exception as exc:  # one row's surprise costs that row, never the rows after it
+        log.warning("import: line %d failed: %s", line, type(exc).__name__, exc_info=True)
+        device, errors = None, {"__all__": [f"could not be tested or saved ({type(exc).__name__}); see the log"]}
+    outcome.device = device
+    outcome.errors = [f"{'' if f == '__all__' else f + ': '}{m}" for f, ms in errors.items() for m in ms]
+    return outcome

@@ -7,7 +7,9 @@ Two independent sources, each enough on its own:
   win (an access port carries one or a few hosts; an uplink to an unmonitored switch carries many);
 - LLDP: a switch port whose neighbour is the array (its chassis id or one of its port MACs, or its sysName), or
   an array port whose neighbour is the switch (its chassis id, a port MAC, or its sysName) and the port it names.
-A link found both ways says so.
+A link found both ways says so. A switch whose view failed (`silent`) adds no link and no candidate; what is
+known of it (its ports' MACs and names read before it stopped, else its sysName from discovery) still makes the
+ports towards it transit, so another switch's uplink never looks like the edge it hides.
 """
 
 from __future__ import annotations
@@ -35,8 +37,11 @@ class Link:
         return (self.array, self.array_port, self.switch, self.switch_port)
 
 
-def find_paths(arrays: dict[str, L2View], switches: dict[str, L2View]) -> list[Link]:
-    """Every (array port, switch port) link, keyed by the names given in the two dicts (device ids)."""
+def find_paths(
+    arrays: dict[str, L2View], switches: dict[str, L2View], silent: dict[str, L2View] | None = None
+) -> list[Link]:
+    """Every (array port, switch port) link, keyed by the names given in the dicts (device ids); `silent`: the
+    switches whose view failed, known only by what they said before (for transit, never for a link)."""
     links: dict[tuple, Link] = {}
 
     def add(array: str, array_port: str, switch: str, switch_port: str, via: str, mac: str = "", vlan=None) -> None:
@@ -45,7 +50,7 @@ def find_paths(arrays: dict[str, L2View], switches: dict[str, L2View]) -> list[L
         link.mac = link.mac or mac
         link.vlan = link.vlan if link.vlan is not None else vlan
 
-    transit = _transit_ports(switches)
+    transit = _transit_ports(switches, silent or {})
     for array, view in arrays.items():
         macs = view.port_by_mac()
         _from_fdb(array, macs, switches, transit, add)
@@ -60,9 +65,10 @@ def _identity(view: L2View) -> set[str]:
     return (found | {p.mac for p in view.ports.values() if p.mac}) - {""}
 
 
-def _transit_ports(switches: dict[str, L2View]) -> dict[str, set[str]]:
-    """Each switch's ports towards another monitored switch: an LLDP neighbour that is one, or its MACs learned."""
-    identities = {name: _identity(view) for name, view in switches.items()}
+def _transit_ports(switches: dict[str, L2View], silent: dict[str, L2View]) -> dict[str, set[str]]:
+    """Each switch's ports towards another monitored switch (a silent one too): an LLDP neighbour that is one, or
+    its MACs learned."""
+    identities = {name: _identity(view) for name, view in {**silent, **switches}.items()}
     transit: dict[str, set[str]] = defaultdict(set)
     for name, view in switches.items():
         others = set().union(*(ids for other, ids in identities.items() if other != name))

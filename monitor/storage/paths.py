@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from django.conf import settings
 from django.db import transaction
@@ -17,7 +18,7 @@ from monitor.core import aio
 from monitor.devices.profiles import registry
 from monitor.models import Device
 from monitor.storage.models import PathLink, PathRefresh
-from monitor.storage.pathfind import find_paths
+from monitor.storage.pathfind import Link, find_paths
 
 log = logging.getLogger(__name__)
 CONCURRENCY = 16
@@ -27,7 +28,8 @@ CONCURRENCY = 16
 class RefreshSummary:
     arrays: int = 0
     switches: int = 0
-    links: int = 0
+    links: int = 0  # learned now
+    kept: int = 0  # kept as last seen: learned from a device that did not answer this time
     problems: list[str] = field(default_factory=list)
 
 
@@ -39,7 +41,9 @@ def is_array(device: Device) -> bool:
 
 def refresh_paths() -> RefreshSummary:
     """Read every enabled device once (arrays: ports, MACs and LLDP; the others: also forwarding tables), find the
-    links and replace the stored ones; a device that does not answer is named in the problems and skipped."""
+    links from the views that answered in full and store them; a device whose view failed (a timeout, an error)
+    is named in the problems, and the links learned from it before are kept as last seen, never replaced by what
+    the others say without it."""
     devices = list(Device.objects.filter(enabled=True))
     arrays = [d for d in devices if is_array(d)]
     switches = [d for d in devices if not is_array(d)]
@@ -49,16 +53,51 @@ def refresh_paths() -> RefreshSummary:
     views = aio.run(_read_all([(d, True) for d in arrays] + [(d, False) for d in switches]))
     for device, view in views.items():
         summary.problems += [f"{device.name}: {problem}" for problem in view.errors]
-    array_views = {str(d.pk): views[d] for d in arrays if d in views}
-    switch_views = {str(d.pk): views[d] for d in switches if d in views}
-    links = find_paths(array_views, switch_views)
-    summary.links = len(links)
+    failed = {d for d in devices if views[d].errors}
+    array_views = {str(d.pk): views[d] for d in arrays if d not in failed}
+    switch_views = {str(d.pk): views[d] for d in switches if d not in failed}
+    silent = {str(d.pk): _known(d, views[d]) for d in switches if d in failed}
+    found = find_paths(array_views, switch_views, silent)
     now = timezone.now()
     with transaction.atomic():
-        PathLink.objects.filter(array__in=arrays).delete()
-        PathLink.objects.bulk_create(
+        for array in arrays:
+            ours = [link for link in found if link.array == str(array.pk)]
+            learned, kept = store_links(array, ours, failed, now)
+            summary.links += learned
+            summary.kept += len(kept)
+            PathRefresh.objects.update_or_create(
+                array=array,
+                defaults={
+                    "refreshed_at": now,
+                    "switches_read": len(switch_views),
+                    "problems": "\n".join(summary.problems + _kept_notes(array, kept, failed))[:5000],
+                },
+            )
+    if summary.problems:
+        log.warning("paths: %d problem(s): %s", len(summary.problems), "; ".join(summary.problems)[:2000])
+    counts = (summary.arrays, summary.switches, summary.links, summary.kept)
+    log.info("paths: %d arrays, %d switches, %d links learned, %d kept", *counts)
+    return summary
+
+
+def store_links(array: Device, found: list[Link], failed: set[Device], now: datetime) -> tuple[int, list[PathLink]]:
+    """Replace the array's stored links with `found`, except those learned from a device in `failed`: kept as
+    they were (all of them when the array itself failed), and no forwarding-table link of another switch takes
+    their array port while they cannot be checked. Returns how many were learned now, and the kept links."""
+    stored = list(PathLink.objects.filter(array=array).select_related("switch"))
+    if array in failed:
+        return 0, stored
+    kept = [link for link in stored if link.switch in failed]
+    held = {link.array_port for link in kept}
+    fresh = [link for link in found if link.array_port not in held or "lldp" in link.via]
+    keys = {(link.array, link.array_port[:255], link.switch, link.switch_port[:255]) for link in fresh}
+    kept_ids = {link.pk for link in kept}
+    gone = [link.pk for link in stored if link.pk not in kept_ids and _key(link) not in keys]
+    PathLink.objects.filter(pk__in=gone).delete()
+    PathLink.objects.bulk_create(
+        [
             PathLink(
-                array_id=int(link.array),
+                array=array,
                 array_port=link.array_port[:255],
                 switch_id=int(link.switch),
                 switch_port=link.switch_port[:255],
@@ -68,19 +107,36 @@ def refresh_paths() -> RefreshSummary:
                 vlan=link.vlan,
                 learned_at=now,
             )
-            for link in links
-        )
-        for array in arrays:
-            PathRefresh.objects.update_or_create(
-                array=array,
-                defaults={
-                    "refreshed_at": now,
-                    "switches_read": len(switch_views),
-                    "problems": "\n".join(summary.problems)[:5000],
-                },
-            )
-    log.info("paths: %d arrays, %d switches, %d links", summary.arrays, summary.switches, summary.links)
-    return summary
+            for link in fresh
+        ],
+        update_conflicts=True,
+        unique_fields=["array", "array_port", "switch", "switch_port"],
+        update_fields=["via_fdb", "via_lldp", "mac", "vlan", "learned_at"],
+    )
+    return len(fresh), kept
+
+
+def _key(link: PathLink) -> tuple[str, str, str, str]:
+    return (str(link.array_id), link.array_port[:255], str(link.switch_id), link.switch_port[:255])
+
+
+def _known(device: Device, view: L2View) -> L2View:
+    """What is known of a device whose view failed: what it said before it stopped, its sysName from discovery."""
+    if not view.sys_name:
+        view.sys_name = device.sys_name
+    return view
+
+
+def _kept_notes(array: Device, kept: list[PathLink], failed: set[Device]) -> list[str]:
+    """ "sw-edge did not answer: its 4 link(s) are kept as last seen at ...", per silent device."""
+    by_device: dict[Device, list[PathLink]] = {}
+    for link in kept:
+        by_device.setdefault(array if array in failed else link.switch, []).append(link)
+    return [
+        f"{device.name} did not answer: its {len(links)} link(s) are kept as last seen at "
+        f"{max(link.learned_at for link in links):%Y-%m-%d %H:%M %Z}"
+        for device, links in by_device.items()
+    ]
 
 
 async def _read_all(devices: list[tuple[Device, bool]]) -> dict[Device, L2View]:
