@@ -7,7 +7,8 @@ from django.db import transaction
 from django.forms.models import model_to_dict
 
 from collectors.discovery import Discovery
-from monitor.devices.forms import SECRET_FIELDS, DeviceForm
+from monitor.devices.credentials import SECRET_FIELDS
+from monitor.devices.forms import DeviceForm
 from monitor.devices.inventory import record_discovery, sync_ports
 from monitor.models import Device, Interface
 
