@@ -8,8 +8,9 @@ import socket
 from django import forms
 
 from collectors.snmptypes import SnmpError, SnmpTimeout
+from monitor.core.formfields import SecretField
 from monitor.devices import credentials, devicetest
-from monitor.devices.credentials import SECRET_FIELDS
+from monitor.devices.credentials import MAX_SECRET, SECRET_FIELDS
 from monitor.devices.profiles import choices as profile_choices
 from monitor.models import Device
 
@@ -19,15 +20,15 @@ KEEP_HINT = (
 )
 
 
-def secret_field(label: str | None = None) -> forms.CharField:
-    """A write-only input: never rendered back, spaces kept as typed."""
-    return forms.CharField(label=label, required=False, strip=False, widget=forms.PasswordInput(render_value=False))
+def secret_field(label: str | None = None) -> SecretField:
+    """A device secret's input: ASCII of a size SNMP carries."""
+    return SecretField(label=label, max_length=MAX_SECRET, validators=[credentials.printable_ascii])
 
 
 class DeviceForm(forms.ModelForm):
     """Secrets render as empty password inputs; an empty input keeps what is stored unless the device moves."""
 
-    community = secret_field()
+    community = secret_field("Community")
     v3_auth_key = secret_field("Auth key")
     v3_priv_key = secret_field("Privacy key")
 
@@ -69,9 +70,11 @@ class DeviceForm(forms.ModelForm):
             choices=[("", "automatic (discovery chooses)"), *profile_choices()],
             help_text="Pin a profile when discovery chooses the wrong one.",
         )
+        self.fields["v3_user"].validators.append(credentials.short_v3_user)
         for name in SECRET_FIELDS:
             stored = getattr(self.instance, name, "") if self.instance.pk else ""
             self.fields[name].help_text = f"A value is stored. {KEEP_HINT}" if stored else "Not set."
+            self.initial[name] = ""  # the plain value stays out of the form (rendering, changed_data, history)
 
     def clean_host(self) -> str:
         host = self.cleaned_data["host"].strip().strip("[]")

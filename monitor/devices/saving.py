@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.db import transaction
 from django.forms.models import model_to_dict
+from django.views.decorators.debug import sensitive_variables
 
 from collectors.discovery import Discovery
 from monitor.devices.credentials import SECRET_FIELDS
@@ -47,6 +48,7 @@ def after_save(device: Device, found: Discovery | None, change: bool, ticked: se
                 row.save(update_fields=["graphed"])
 
 
+@sensitive_variables("values")  # a CSV row's secrets are plain text (the form and the API read them as Secret)
 def save_device(values: dict, instance: Device | None = None) -> tuple[Device | None, dict[str, list[str]]]:
     """Test, discover and save: (the device, {}) or (None, {field or "__all__": [messages]}) with nothing saved."""
     form = DeviceForm(form_data(values, instance), instance=instance)
