@@ -172,6 +172,8 @@ STATICFILES_DIRS = [BASE_DIR / "static"] + [
 ]
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
+# Posted secrets and variables marked sensitive are starred on DEBUG error pages too (monitor/core/secrets.py).
+DEFAULT_EXCEPTION_REPORTER_FILTER = "monitor.core.secrets.SecretsExceptionFilter"
 
 # Production hardening: on unless DEBUG; cookies secure when served over TLS.
 SECURE_TLS = env_bool("DJANGO_SECURE_TLS", False)

@@ -7,6 +7,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 
 from monitor.core.ids import parse_id
+from monitor.core.secrets import masked
 
 
 class CheckedModelMultipleChoiceField(forms.ModelMultipleChoiceField):
@@ -44,3 +45,17 @@ def _is_number(text: str) -> bool:
 
 # For ModelAdmin.formfield_overrides: every many-to-many field of the admin gets the checked field.
 CHECKED_MANY_TO_MANY = {models.ManyToManyField: {"form_class": CheckedModelMultipleChoiceField}}
+
+
+class SecretField(forms.CharField):
+    """A write-only text input: rendered empty, never echoed back, spaces kept as typed, its value a Secret (masked in
+    tracebacks and debug pages from the moment it is read)."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("strip", False)
+        kwargs.setdefault("widget", forms.PasswordInput(render_value=False))
+        super().__init__(**kwargs)
+
+    def to_python(self, value):
+        return masked(super().to_python(value))

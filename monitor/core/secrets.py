@@ -1,4 +1,5 @@
-"""Encrypt secrets at rest (Fernet) with keys from the environment; old keys still decrypt after a rotation."""
+"""Encrypt secrets at rest (Fernet) with keys from the environment; old keys still decrypt after a rotation. In memory
+a secret is a `Secret`: a str to every library, masked wherever variables are shown (debug pages, %r in logs)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,34 @@ from functools import lru_cache
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from django.conf import settings
 from django.db import models
+from django.db.models.query_utils import DeferredAttribute
+from django.views.debug import SafeExceptionReporterFilter
 
 PREFIX = "enc1:"
+MASK = "********"
+
+
+class Secret(str):
+    """A secret's plain text: an ordinary str to SNMP engines and ciphers, but repr() shows stars, so the variables a
+    debug page, an error mail or a `%r` prints (the ORM's update values, a form's cleaned data) never show it."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return repr(MASK)
+
+
+def masked(value):
+    """A str as a Secret (anything else as it is): for values that hold a secret from the moment they are read."""
+    return Secret(value) if isinstance(value, str) and not isinstance(value, Secret) else value
+
+
+class SecretsExceptionFilter(SafeExceptionReporterFilter):
+    """Django's filter of error reports, active under DEBUG too: Django shows posted secrets and the variables of
+    functions marked sensitive on a DEBUG page; here they are starred there as in an error mail."""
+
+    def is_active(self, request) -> bool:
+        return True
 
 
 class UndecryptableSecret(ValueError):
@@ -91,8 +118,18 @@ def encrypted_fields() -> list[tuple[type[models.Model], list[str]]]:
     return found
 
 
+class SecretAttribute(DeferredAttribute):
+    """The model attribute of an encrypted column: whatever is assigned (a form's value, a row read) is kept as a
+    Secret."""
+
+    def __set__(self, instance, value) -> None:
+        instance.__dict__[self.field.attname] = masked(value)
+
+
 class EncryptedTextField(models.TextField):
-    """A text column stored encrypted; Python code sees the plain value."""
+    """A text column stored encrypted; Python code sees the plain value (as a Secret)."""
+
+    descriptor_class = SecretAttribute
 
     def from_db_value(self, value, expression, connection):
         return decrypt(value) if value is not None else value

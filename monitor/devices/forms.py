@@ -1,4 +1,5 @@
-"""The device form: write-only secrets and cross-field checks with messages next to the field."""
+"""The device form: write-only secrets bound to where they were entered, and cross-field checks with messages next
+to the field."""
 
 from __future__ import annotations
 
@@ -7,24 +8,29 @@ import socket
 from django import forms
 
 from collectors.snmptypes import SnmpError, SnmpTimeout
-from monitor.devices import devicetest
+from monitor.core.formfields import SecretField
+from monitor.devices import credentials, devicetest
+from monitor.devices.credentials import MAX_SECRET, SECRET_FIELDS
 from monitor.devices.profiles import choices as profile_choices
 from monitor.models import Device
 
-SECRET_FIELDS = ("community", "v3_auth_key", "v3_priv_key")
-KEEP_HINT = "Leave empty to keep the stored value."
+KEEP_HINT = (
+    "Leave empty to keep it; type it again when you change the host, port, SNMP version, "
+    "SNMPv3 user or protocols (it is only sent where it was entered)."
+)
+
+
+def secret_field(label: str | None = None) -> SecretField:
+    """A device secret's input: ASCII of a size SNMP carries."""
+    return SecretField(label=label, max_length=MAX_SECRET, validators=[credentials.printable_ascii])
 
 
 class DeviceForm(forms.ModelForm):
-    """Secrets render as empty password inputs; an empty input keeps what is stored."""
+    """Secrets render as empty password inputs; an empty input keeps what is stored unless the device moves."""
 
-    community = forms.CharField(required=False, widget=forms.PasswordInput(render_value=False), strip=False)
-    v3_auth_key = forms.CharField(
-        label="Auth key", required=False, widget=forms.PasswordInput(render_value=False), strip=False
-    )
-    v3_priv_key = forms.CharField(
-        label="Privacy key", required=False, widget=forms.PasswordInput(render_value=False), strip=False
-    )
+    community = secret_field("Community")
+    v3_auth_key = secret_field("Auth key")
+    v3_priv_key = secret_field("Privacy key")
 
     skip_test = forms.BooleanField(
         label="Save without testing",
@@ -64,9 +70,11 @@ class DeviceForm(forms.ModelForm):
             choices=[("", "automatic (discovery chooses)"), *profile_choices()],
             help_text="Pin a profile when discovery chooses the wrong one.",
         )
+        self.fields["v3_user"].validators.append(credentials.short_v3_user)
         for name in SECRET_FIELDS:
             stored = getattr(self.instance, name, "") if self.instance.pk else ""
             self.fields[name].help_text = f"A value is stored. {KEEP_HINT}" if stored else "Not set."
+            self.initial[name] = ""  # the plain value stays out of the form (rendering, changed_data, history)
 
     def clean_host(self) -> str:
         host = self.cleaned_data["host"].strip().strip("[]")
@@ -78,17 +86,42 @@ class DeviceForm(forms.ModelForm):
 
     def clean(self) -> dict:
         data = super().clean()
-        for name in SECRET_FIELDS:
-            if not data.get(name) and self.instance.pk:
-                data[name] = getattr(self.instance, name)
+        self._stored_secrets(data)
         version = data.get("snmp_version")
         if version in ("1", "2c") and not data.get("community"):
-            self.add_error("community", "A community is needed for SNMP v1 and v2c.")
+            self._refuse("community", "A community is needed for SNMP v1 and v2c.")
         if version == "3":
             self._clean_v3(data)
-        if not self.errors and not data.get("skip_test"):
-            self._test_device(data)
         return data
+
+    def _stored_secrets(self, data: dict) -> None:
+        """An empty secret keeps the stored one while the device stays where it was entered for; once the change
+        moves it (credentials.moved) the stored secrets are dropped, and those the settings use must be typed again."""
+        if not self.instance.pk:
+            return
+        changes = credentials.moved(self.instance, data)
+        needed = credentials.used(data)
+        for name in SECRET_FIELDS:
+            if data.get(name) or name in self.errors:
+                continue
+            if not changes:
+                data[name] = getattr(self.instance, name)
+            elif name in needed:
+                self._refuse(name, credentials.retype_message(name, changes))
+            else:
+                data[name] = ""  # entered for the old place; not used here; not kept for later either
+
+    def _refuse(self, name: str, message: str) -> None:
+        """One message per field: the first reason given is the one the user acts on."""
+        if name not in self.errors:
+            self.add_error(name, message)
+
+    def _post_clean(self) -> None:
+        """Test the device only once every check has passed (the model's too, such as a unique name), so a change
+        that is refused anyway sends nothing anywhere."""
+        super()._post_clean()
+        if not self.errors and not self.cleaned_data.get("skip_test"):
+            self._test_device(self.cleaned_data)
 
     def _test_device(self, data: dict) -> None:
         """Talk to the device; a failure is reported next to the field it concerns and nothing is saved."""
@@ -116,12 +149,12 @@ class DeviceForm(forms.ModelForm):
             if not data.get("v3_auth_protocol"):
                 self.add_error("v3_auth_protocol", "Choose an auth protocol for this security level.")
             if len(data.get("v3_auth_key") or "") < 8:
-                self.add_error("v3_auth_key", "The auth key must be at least 8 characters.")
+                self._refuse("v3_auth_key", "The auth key must be at least 8 characters.")
         if level == Device.SecurityLevel.AUTH_PRIV:
             if not data.get("v3_priv_protocol"):
                 self.add_error("v3_priv_protocol", "Choose a privacy protocol for authPriv.")
             if len(data.get("v3_priv_key") or "") < 8:
-                self.add_error("v3_priv_key", "The privacy key must be at least 8 characters.")
+                self._refuse("v3_priv_key", "The privacy key must be at least 8 characters.")
 
     def save(self, commit: bool = True) -> Device:
         for name in SECRET_FIELDS:

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from django.db import transaction
 from django.forms.models import model_to_dict
+from django.views.decorators.debug import sensitive_variables
 
 from collectors.discovery import Discovery
-from monitor.devices.forms import SECRET_FIELDS, DeviceForm
+from monitor.devices.credentials import SECRET_FIELDS
+from monitor.devices.forms import DeviceForm
 from monitor.devices.inventory import record_discovery, sync_ports
 from monitor.models import Device, Interface
 
@@ -46,6 +48,7 @@ def after_save(device: Device, found: Discovery | None, change: bool, ticked: se
                 row.save(update_fields=["graphed"])
 
 
+@sensitive_variables("values")  # a CSV row's secrets are plain text (the form and the API read them as Secret)
 def save_device(values: dict, instance: Device | None = None) -> tuple[Device | None, dict[str, list[str]]]:
     """Test, discover and save: (the device, {}) or (None, {field or "__all__": [messages]}) with nothing saved."""
     form = DeviceForm(form_data(values, instance), instance=instance)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from monitor.core.secrets import masked
 from monitor.devices.forms import DeviceForm
 from monitor.graphs.trees.models import Tree, TreeNode
 from monitor.models import DISCOVERY_FIELDS, POLL_STATUS_FIELDS, Device, Graph, Interface
@@ -12,13 +13,23 @@ SECRETS = ("community", "v3_auth_key", "v3_priv_key")
 READ_ONLY = ("id", *DISCOVERY_FIELDS, *POLL_STATUS_FIELDS)  # what discovery and the polls write
 
 
+class SecretCharField(serializers.CharField):
+    """A write-only secret, read as a Secret (masked in tracebacks and debug pages); spaces kept as typed."""
+
+    def __init__(self, **kwargs):
+        super().__init__(write_only=True, required=False, allow_blank=True, trim_whitespace=False, **kwargs)
+
+    def to_internal_value(self, data):
+        return masked(super().to_internal_value(data))
+
+
 class DeviceSerializer(serializers.ModelSerializer):
     """Reads a device; writes go through the device form (monitor.devices.saving), so checks and messages are the
     admin's. `skip_test` saves a device that cannot be reached now."""
 
-    community = serializers.CharField(write_only=True, required=False, allow_blank=True, trim_whitespace=False)
-    v3_auth_key = serializers.CharField(write_only=True, required=False, allow_blank=True, trim_whitespace=False)
-    v3_priv_key = serializers.CharField(write_only=True, required=False, allow_blank=True, trim_whitespace=False)
+    community = SecretCharField()
+    v3_auth_key = SecretCharField()
+    v3_priv_key = SecretCharField()
     skip_test = serializers.BooleanField(write_only=True, required=False, default=False)
     page = serializers.SerializerMethodField()
 

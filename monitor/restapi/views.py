@@ -5,6 +5,7 @@ the admin asks for, and adding or changing a device tests it first, with the adm
 from __future__ import annotations
 
 from django.db.models import QuerySet
+from django.views.decorators.debug import sensitive_variables
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, permissions, status, viewsets
 from rest_framework.decorators import action
@@ -38,6 +39,7 @@ class DeviceViewSet(viewsets.ModelViewSet):
     def get_queryset(self) -> QuerySet:
         return Access(self.request.user).devices().order_by("name")
 
+    @sensitive_variables("serializer")  # its repr() shows the request's data, secrets included
     def _save(self, request: Request, instance: Device | None) -> Response:
         serializer = self.get_serializer(instance, data=request.data, partial=instance is not None)
         serializer.is_valid(raise_exception=True)  # types first (a string where a number goes, unknown choices)
