@@ -54,12 +54,18 @@ STATISTICS = {
     "as_counter64": ("70", 5_000, 1_000),
     "wrapping_counter32": ("65", 2**32 - 1_000, 3_000),
     "growing_text": ("4", 5_000, 6_000),
+    "racing_counter32": ("65", 5_000, 200_005_000),  # 3.3 million a second: faster than 32 bits are read at
 }
+RATIOS = (  # per operation, of deltas: only where both counters gave a rate
+    Metric("wrapped_per_text", type="ratio", numerator="wrapping_counter32", denominator="growing_text"),
+    Metric("racing_per_text", type="ratio", numerator="racing_counter32", denominator="growing_text"),
+)
 RESET_PROFILE = Profile(
     "statistics",
     "statistics.yaml",
     interfaces=False,
-    scalars=tuple(Metric(name, (f"{RESET_BASE}.{n}.0",), "counter", "ops/s") for n, name in enumerate(STATISTICS, 1)),
+    scalars=tuple(Metric(name, (f"{RESET_BASE}.{n}.0",), "counter", "ops/s") for n, name in enumerate(STATISTICS, 1))
+    + RATIOS,
 )
 
 
@@ -241,4 +247,9 @@ def test_a_statistics_reset_of_a_counter_without_a_known_width_or_bound_is_a_gap
     # A Counter32 that wrapped within that bound is a wrap; text that grew is a rate.
     assert rates["wrapping_counter32"] == pytest.approx((3_000 + 1_000) / elapsed)
     assert rates["growing_text"] == pytest.approx((6_000 - 5_000) / elapsed)
-    assert rates.keys() == {"wrapping_counter32", "growing_text"}
+    # A Counter32 that grew 200 million in 60 s: more than 32 bits are read at, so it may have wrapped too.
+    assert 200_000_000 / elapsed > COUNTER32_MAX_PER_SECOND * 1.1
+    assert second.gaps["system|racing_counter32"] == "faster than a 32-bit counter of unknown speed can be read"
+    # Ratios of deltas follow their counters: across the wrap 4,000 / 1,000; none from the counter with no rate.
+    assert rates["wrapped_per_text"] == pytest.approx(4.0)
+    assert rates.keys() == {"wrapping_counter32", "growing_text", "wrapped_per_text"}
