@@ -1,4 +1,4 @@
-"""Counters to rates: tell a 32-bit wrap from a reset or reboot, and write a gap rather than a spike."""
+"""Counters to rates: tell a 32-bit wrap from a reset or reboot, and write a gap rather than a spike or an alias."""
 
 from __future__ import annotations
 
@@ -6,11 +6,17 @@ from functools import partial
 from typing import NamedTuple
 
 WRAP_32 = 2**32
+UNKNOWN_WIDTH = 0  # Reading.bits of a number the device did not type as a counter (a string, a Gauge): never wraps
+# The most a Counter32 with no line rate is trusted to count per second: RFC 2863 (section 3.1.6) wants 64-bit
+# counters on interfaces faster than 20 Mbit/s, where 2^32 bytes take 28.6 minutes. Up to this a wrap is told from a
+# reset, and an interval shorter than 2^32 / 2.5 M = 28.6 minutes holds one wrap at most (docs/graphs.md).
+COUNTER32_MAX_PER_SECOND = 20_000_000 / 8
 MIN_RATE_INTERVAL_S = 10.0  # agents refresh their counters every few seconds: a shorter delta is a false 0 or a spike
 
 
 class Reading(NamedTuple):
-    """One counter value as read: its width in bits (32 or 64) and when it was read (epoch seconds)."""
+    """One counter value as read: its width in bits (32 or 64; UNKNOWN_WIDTH when the device did not say) and when
+    it was read (epoch seconds)."""
 
     value: int
     bits: int
@@ -28,6 +34,8 @@ FIRST = Rate(None, "first sample")
 REBOOTED = Rate(None, "device rebooted")
 TOO_SOON = Rate(None, "too soon after the kept reading")  # the caller keeps that reading: the next rate spans both
 TOO_LONG = Rate(None, "interval too long for a 32-bit counter")
+RESET = Rate(None, "counter reset")
+WRAPPED = "32-bit wrap"  # the reason of a rate across a wrap
 new_reading = partial(tuple.__new__, Reading)  # Reading((value, bits, at)) built in C: one per counter per poll
 _rate = partial(tuple.__new__, Rate)
 
@@ -50,13 +58,14 @@ def counter_rate(
     """Rate between two readings of one counter.
 
     max_per_second is the most the counter can honestly grow (a port's speed in bytes/s); a delta
-    above it times `tolerance` is a discontinuity, not traffic. A 32-bit counter whose interval could
-    hold a whole wrap at that rate cannot be read (one wrap or several?): a gap, TOO_LONG. With
-    `ceiling_only` the limit is only a sanity bound (a port of unknown speed) and that rule is off.
-    A counter that went backwards is a 32-bit wrap only when it is 32-bit and the wrapped delta fits
-    that limit (or no limit is known and the device did not reboot); otherwise it is a reset and the
-    interval is a gap. Readings less than `min_interval` apart give TOO_SOON: the caller keeps the
-    previous reading, so the next rate spans the longer interval.
+    above it times `tolerance` is a discontinuity, not traffic. With `ceiling_only` it is only a sanity
+    bound (a port of unknown speed), not a line rate. A 32-bit counter is read against its line rate,
+    else COUNTER32_MAX_PER_SECOND: an interval that could hold a whole wrap at that rate cannot be read
+    (one wrap or several?), a gap, TOO_LONG; a rate above it is a gap too. A counter that went backwards
+    is a 32-bit wrap only when it is 32-bit and the wrapped delta fits that rate; otherwise (64 bits, a
+    width the device did not say, a wrap too fast) it is a reset and the interval is a gap. Readings less
+    than `min_interval` apart give TOO_SOON: the caller keeps the previous reading, so the next rate spans
+    the longer interval.
     """
     if previous is None:
         return FIRST
@@ -70,21 +79,22 @@ def counter_rate(
         return Rate(None, "counter width changed")
     if elapsed < min_interval:
         return TOO_SOON
-    limit = None
-    if max_per_second:
-        if bits == 32 and max_per_second * elapsed >= 4294967296.0 and not ceiling_only:  # 2**32
+    limit, over = max_per_second, "above line rate"
+    if bits == 32:
+        if not limit or (ceiling_only and limit > COUNTER32_MAX_PER_SECOND):  # no line rate: what 32 bits can hold
+            limit, over = COUNTER32_MAX_PER_SECOND, "faster than a 32-bit counter of unknown speed can be read"
+        if limit * elapsed >= 4294967296.0:  # 2**32
             return TOO_LONG
-        limit = max_per_second * tolerance
     delta = current.value - previous.value
     reason = "ok"
     if delta < 0:
         if bits != 32:
-            return Rate(None, "counter reset")
+            return RESET
         delta += WRAP_32
-        reason = "32-bit wrap"
+        reason = WRAPPED
         if delta < 0:
-            return Rate(None, "counter reset")
+            return RESET
     rate = delta / elapsed
-    if limit is not None and rate > limit:
-        return Rate(None, "counter reset" if reason != "ok" else "above line rate")
+    if limit and rate > limit * tolerance:
+        return RESET if reason != "ok" else Rate(None, over)
     return _rate((rate, reason))

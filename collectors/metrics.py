@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from collectors.counters import TOO_SOON, Reading, counter_rate
+from collectors.counters import TOO_SOON, UNKNOWN_WIDTH, WRAP_32, WRAPPED, Reading, counter_rate
 from collectors.latencyunit import decide
 from collectors.profiles import DERIVED, Metric, Profile, Table
 from collectors.samples import CounterState, Sample
@@ -28,6 +28,7 @@ class MetricReport:
     errors: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     values: list[tuple[str, dict[str, str], float | str, str]] = field(default_factory=list)  # for the probe
+    gaps: dict[str, str] = field(default_factory=dict)  # counter key -> why it gave no rate this poll
 
 
 def to_number(value: SnmpValue, metric: Metric) -> float:
@@ -89,7 +90,7 @@ async def read_metrics(
                 report,
                 {},
             )
-        _ratios(profile.scalars, f"{profile.scalar_measurement}|", fields, context)
+        _ratios(profile.scalars, fields, context)
         emitted = {k: v for k, v in fields.items() if _emitted(profile.scalars, k)}
         if emitted:
             report.samples.append(Sample(profile.scalar_measurement, {"device": device_key}, emitted, read_at))
@@ -191,7 +192,7 @@ def _table_samples(
         fields: dict[str, float] = {}
         for metric in table.metrics:
             _evaluate(metric, [walked[o].get(index) for o in metric.oids], key, fields, ctx, report, tags)
-        _ratios(table.metrics, key, fields, ctx)
+        _ratios(table.metrics, fields, ctx)
         emitted = {k: v for k, v in fields.items() if _emitted(table.metrics, k)}
         if emitted:
             sample_tags = {"device": device_key, **table.static_tags, **tags}
@@ -291,7 +292,7 @@ def _evaluate(
             problems.append(str(exc))
             continue
         if metric.type == "counter":
-            _counter(metric, value, number, key + metric.name, fields, ctx)
+            _counter(metric, value, number, key + metric.name, fields, ctx, report.gaps)
         else:
             fields[metric.name] = number * metric.scale + metric.offset
         if metric.name in fields:
@@ -300,27 +301,36 @@ def _evaluate(
     report.errors.append(f"{metric.name}: {problems[0]}")
 
 
+WIDTHS = {"counter32": 32, "counter64": 64}  # what a counter's SNMP type says of where it wraps
+DELTA = "_delta_"  # a counter's unscaled delta over an interval with an honest rate, for ratios of deltas
+
+
 def _counter(
-    metric: Metric, value: SnmpValue, number: float, key: str, fields: dict[str, float], ctx: _Context
+    metric: Metric, value: SnmpValue, number: float, key: str, fields: dict[str, float], ctx: _Context, gaps
 ) -> None:
-    """A counter's rate, scaled once; read too soon after the kept reading, no rate (nor ratio) and it is kept."""
+    """A counter's rate, scaled once; read too soon after the kept reading, no rate (nor ratio) and it is kept.
+    Only a Counter32 or Counter64 wraps: a number served as a string, a Gauge or an Integer has no known width, and
+    going back it was reset. A ratio takes a counter's delta only where its rate is honest (gaps: why not)."""
     raw = int(value.value) if value.kind in NUMERIC else int(number)
-    reading = Reading(raw, 64 if value.kind == "counter64" else 32, ctx.read_at)
+    reading = Reading(raw, WIDTHS.get(value.kind, UNKNOWN_WIDTH), ctx.read_at)
     before = ctx.previous.reading(key) if ctx.previous else None
     rate = counter_rate(before, reading, rebooted=ctx.rebooted, min_interval=ctx.min_interval)
     if rate is TOO_SOON:
         ctx.state.counters[key] = before
+        gaps[key] = rate.reason
         return
     ctx.state.counters[key] = reading
-    fields["_raw_" + metric.name] = raw  # unscaled, for ratios of deltas
-    if rate.per_second is not None:
-        fields[metric.name] = rate.per_second * metric.scale
+    if rate.per_second is None:
+        gaps[key] = rate.reason
+        return
+    fields[DELTA + metric.name] = raw - before.value + (WRAP_32 if rate.reason == WRAPPED else 0)  # for ratios
+    fields[metric.name] = rate.per_second * metric.scale
 
 
 UNIT_RAW = "_unitraw_"  # a unit-checked ratio's unscaled Δsum/Δops, until the rows have decided its unit
 
 
-def _ratios(metrics: tuple[Metric, ...], key: str, fields: dict[str, float], ctx: _Context) -> None:
+def _ratios(metrics: tuple[Metric, ...], fields: dict[str, float], ctx: _Context) -> None:
     """Per-interval averages such as latency per operation: delta(numerator) / delta(denominator); then sums,
     differences, products and quotients of the metrics worked out so far, in declaration order."""
     for metric in metrics:
@@ -341,18 +351,12 @@ def _ratios(metrics: tuple[Metric, ...], key: str, fields: dict[str, float], ctx
             continue
         if metric.type != "ratio" or ctx.rebooted:
             continue
-        deltas = []
-        for part in (metric.numerator, metric.denominator):
-            now = fields.get("_raw_" + part)
-            before = ctx.previous.reading(key + part) if ctx.previous else None
-            if now is None or before is None or now < before.value:
-                break
-            deltas.append(now - before.value)
-        if len(deltas) == 2 and deltas[1] > 0:
-            fields[metric.name] = deltas[0] / deltas[1] * metric.scale
+        numerator, denominator = fields.get(DELTA + metric.numerator), fields.get(DELTA + metric.denominator)
+        if numerator is not None and denominator:
+            fields[metric.name] = numerator / denominator * metric.scale
             if metric.unit_gauge:
-                fields[UNIT_RAW + metric.name] = deltas[0] / deltas[1]
-    for name in [k for k in fields if k.startswith("_raw_")]:
+                fields[UNIT_RAW + metric.name] = numerator / denominator
+    for name in [k for k in fields if k.startswith(DELTA)]:
         fields.pop(name)
 
 

@@ -97,6 +97,7 @@ async def poll_device(
         result.errors += report.errors
         result.missing += report.missing
         result.values += report.values
+        result.gaps |= report.gaps
     if result.uptime_s is not None:
         result.samples.append(Sample("system", {"device": device_key}, {"uptime_s": result.uptime_s}, read_at))
     result.state = state

@@ -95,9 +95,45 @@ def in_bps(device: Device, port: str, start: float, stop: float) -> list[float]:
     ]
 
 
-def fields_in(lines: list[str]) -> int:
-    """How many points these line-protocol lines hold (one per field; our fields hold no spaces)."""
-    return sum(len(line.rsplit(" ", 2)[1].split(",")) for line in lines if line)
+Point = tuple[str, tuple[tuple[str, str], ...], str, int]  # measurement, tags, field, time (ms)
+
+
+def spooled_points(data: bytes) -> dict[Point, float | int]:
+    """The points a spool file's line-protocol lines hold (our tags and fields hold no spaces, commas or quotes)."""
+    points: dict[Point, float | int] = {}
+    for line in data.decode().splitlines():
+        series, fields, ms = line.split(" ")
+        measurement, *tags = series.split(",")
+        tagset = tuple(sorted(tuple(tag.split("=", 1)) for tag in tags))
+        for pair in fields.split(","):
+            name, value = pair.split("=", 1)
+            number = int(value[:-1]) if value.endswith("i") else float(value)
+            points[(measurement, tagset, name, int(ms))] = number  # type: ignore[index]
+    return points
+
+
+def stored_points(bucket: str, device: Device, start_ms: int, stop_ms: int) -> dict[Point, float | int]:
+    """The device's points in a bucket between two times (ms, the stop included), keyed as spooled_points keys them."""
+    script = influxq.bind(
+        "from(bucket: params.bucket) |> range(start: params.start, stop: params.stop)"
+        " |> filter(fn: (r) => r.device == params.device)",
+        {
+            "bucket": bucket,
+            "start": datetime.fromtimestamp(start_ms / 1000, UTC),
+            "stop": datetime.fromtimestamp((stop_ms + 1) / 1000, UTC),
+            "device": str(device.pk),
+        },
+    )
+    points: dict[Point, float | int] = {}
+    for table in influxq.query(script):
+        for record in table.records:
+            tags = tuple(sorted((k, v) for k, v in record.values.items() if not k.startswith("_") and k not in SKIP))
+            ms = round(record.get_time().timestamp() * 1000)
+            points[(record.get_measurement(), tags, record.get_field(), ms)] = record.get_value()
+    return points
+
+
+SKIP = ("result", "table")  # columns of a Flux record that are not tags
 
 
 def test_a_full_spool_disk_loses_the_samples_says_so_and_polling_goes_on(
@@ -180,9 +216,11 @@ def test_the_spool_bound_drops_new_lines_says_so_and_keeps_older_files_for_repla
             assert poll() == "ok: samples spooled, InfluxDB unavailable"
             assert device.last_error == SPOOLED
         writer = services.influx_writer()
-        files = sorted(writer.spool_dir.glob("*.lp"))
-        kept = {path.name: path.read_bytes() for path in files}
-        assert len(kept) == 2
+        kept = {path.name: path.read_bytes() for path in sorted(writer.spool_dir.glob("*.lp"))}
+        # A file per flush and tier: the polls' raw samples, and the 5-minute windows (an hour's) a poll closed
+        # if it ran past a window's end, in files of their own for that tier's bucket: how many is the clock's.
+        tiers = {name: name.split(".", 1)[0].rsplit("-", 1)[1] for name in kept}
+        assert "raw" in tiers.values() and set(tiers.values()) <= set(writer.buckets)
         writer.spool_max_bytes = writer.spooled_bytes()  # the bound is reached: the next poll has no room
         time.sleep(1.2)
         assert poll().startswith("ok")
@@ -197,10 +235,16 @@ def test_the_spool_bound_drops_new_lines_says_so_and_keeps_older_files_for_repla
         assert poll() == "ok" and device.last_error == ""
         assert list(writer.spool_dir.iterdir()) == []  # replayed and removed
         counts = [len(influx_rows(device, start, stop)) for start, stop in windows]
-        spooled = [fields_in(kept[name].decode().split("\n")) for name in sorted(kept)]
-        assert counts[1:3] == spooled and all(spooled)  # every point of both spooled files, once
-        assert counts[3] == 0  # the dropped poll
+        assert counts[1] > 0 and counts[2] > 0 and counts[3] == 0  # the dropped poll wrote nothing
         assert counts[0] > 0 and counts[4] > 0
+        for tier in set(tiers.values()):  # every point of every spooled file is back, in its tier's bucket
+            spooled: dict = {}
+            for name in (name for name, of in tiers.items() if of == tier):
+                spooled |= spooled_points(kept[name])
+            times = [point[3] for point in spooled]
+            assert spooled and stored_points(writer.buckets[tier], device, min(times), max(times)) == spooled
+        raw = {point for name, of in tiers.items() if of == "raw" for point in spooled_points(kept[name])}
+        assert len(raw) == counts[1] + counts[2]  # the raw samples of both spooled polls, and only those
     finally:
         services.reset_clients()
 
