@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import logging
+import shutil
+from pathlib import Path
 
 from celery import shared_task
-from django.db import DatabaseError
+from django.db import DatabaseError, connection
 from redis.exceptions import RedisError
 
 from monitor.polling.run import run_polls
@@ -19,11 +21,28 @@ def poll_devices(device_ids: list[int], tick: int | None = None) -> dict[int, st
     try:
         return run_polls(device_ids, tick)
     except DatabaseError as exc:  # locked or full database: say so clearly, the other tasks go on
-        log.error("devices %s: polls not run or not recorded, the database is unavailable: %s", device_ids, exc)
+        log.error(
+            "devices %s: polls not run or not recorded, the database is unavailable: %s%s",
+            device_ids,
+            exc,
+            disk_note(),
+        )
         return dict.fromkeys(device_ids, f"failed: database unavailable ({type(exc).__name__})")
     except RedisError as exc:
         log.error("devices %s: polls not run, Redis is unavailable: %s", device_ids, type(exc).__name__)
         return dict.fromkeys(device_ids, f"failed: Redis unavailable ({type(exc).__name__})")
+
+
+def disk_note() -> str:
+    """Why an embedded database failed, where its disk is full: SQLite in WAL mode says only "disk I/O error"."""
+    if connection.vendor != "sqlite":
+        return ""
+    folder = Path(connection.settings_dict["NAME"]).parent
+    try:
+        free = shutil.disk_usage(folder).free
+    except OSError:
+        return ""
+    return f" (the disk of {folder} is full: {free} bytes free)" if free < 1024 * 1024 else ""
 
 
 @shared_task(name="monitor.poll_device", ignore_result=True)
