@@ -15,6 +15,13 @@ log = logging.getLogger(__name__)
 ANY_DEVICE = 0  # the device id that stands for "every device" (EVENTS_TRAP_COMMUNITIES)
 
 
+def credential_key(model: int, security_name: str, engine_id: str = "") -> tuple[str, ...]:
+    """What a message was signed with: a community (by its index in pysnmp's table) for v1/v2c, a USM user and the
+    engine ID it signed as (hex, "" for the receiver's own) for v3. Kinds never collide: a user called "c0" is not
+    the first community."""
+    return ("usm", security_name, engine_id) if model == 3 else ("community", security_name)
+
+
 class EngineCredentials:
     """What the engine accepts: a community index per community, a USM user per (user, engine ID)."""
 
@@ -23,13 +30,14 @@ class EngineCredentials:
         self._communities: dict[str, str] = {}  # community -> its index in pysnmp's table
         self._users: dict[tuple[str, str], sources.V3User] = {}
 
-    def sync(self, directory: sources.Directory) -> dict[str, set[int]]:
-        """Add, replace and remove entries; returns security name (community index or user) -> device ids."""
+    def sync(self, directory: sources.Directory) -> dict[tuple[str, ...], set[int]]:
+        """Add, replace and remove entries; returns each credential's key (credential_key) -> the device ids it is
+        valid for. A v3 user is valid with the engine ID its device has, and with the receiver's own (informs)."""
         wanted: dict[str, set[int]] = {}
         for community in settings.EVENTS_TRAP_COMMUNITIES:
             wanted.setdefault(community, set()).add(ANY_DEVICE)
         users: dict[tuple[str, str], sources.V3User] = {}
-        by_user: dict[str, set[int]] = {}
+        valid: dict[tuple[str, ...], set[int]] = {}
         for entry in directory.entries:
             if entry.community:
                 wanted.setdefault(entry.community, set()).add(entry.id)
@@ -39,10 +47,10 @@ class EngineCredentials:
                     if key in users and users[key] != entry.v3:
                         log.warning("SNMPv3 user %r has other keys on another device: one of them wins", key[0])
                     users[key] = entry.v3
-                by_user.setdefault(entry.v3.user, set()).add(entry.id)
+                    valid.setdefault(credential_key(3, entry.v3.user, engine_id), set()).add(entry.id)
         self._sync_communities(wanted)
         self._sync_users(users)
-        return {self._communities[c]: ids for c, ids in wanted.items()} | by_user
+        return {credential_key(1, self._communities[c]): ids for c, ids in wanted.items()} | valid
 
     def _sync_communities(self, wanted: dict[str, set[int]]) -> None:
         for community in set(self._communities) - set(wanted):

@@ -79,9 +79,9 @@ class Listener:
             return None
         return found
 
-    def deliver(self, item: Incoming) -> None:
-        """Hand a decoded, matched message to the writer (never blocks; a full queue counts it)."""
-        self.writer.offer(item)
+    def deliver(self, item: Incoming) -> bool:
+        """Hand a decoded, matched message to the writer (never blocks; a full queue counts it and says False)."""
+        return self.writer.offer(item)
 
     async def _main(self) -> None:
         self.loop = asyncio.get_running_loop()

@@ -60,13 +60,15 @@ class Writer(threading.Thread):
         self._next_capacity = 0.0
         self.rows = CountRows(receiver, kind, counts, udp_port)
 
-    def offer(self, item: Incoming) -> None:
-        """From the receiving loop: never blocks; a full queue drops this (new) message and counts it."""
+    def offer(self, item: Incoming) -> bool:
+        """From the receiving loop: never blocks; a full queue drops this (new) message and counts it (False)."""
         try:
             self.queue.put_nowait(item)
             self.idle.clear()
+            return True
         except queue.Full:
             self.counts.add("queue_full")
+            return False
 
     def run(self) -> None:
         next_counts = next_directory = 0.0
