@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 
 from django.conf import settings
@@ -28,6 +29,7 @@ class EngineCredentials:
     def __init__(self, engine) -> None:
         self.engine = engine
         self._communities: dict[str, str] = {}  # community -> its index in pysnmp's table
+        self.communities: frozenset[bytes] = frozenset()  # as they arrive on the wire, for the check before pysnmp
         self._users: dict[tuple[str, str], sources.V3User] = {}
 
     def sync(self, directory: sources.Directory) -> dict[tuple[str, ...], set[int]]:
@@ -50,7 +52,8 @@ class EngineCredentials:
                     valid.setdefault(credential_key(3, entry.v3.user, engine_id), set()).add(entry.id)
         self._sync_communities(wanted)
         self._sync_users(users)
-        return {credential_key(1, self._communities[c]): ids for c, ids in wanted.items()} | valid
+        accepted = {c: ids for c, ids in wanted.items() if c in self._communities}
+        return {credential_key(1, self._communities[c]): ids for c, ids in accepted.items()} | valid
 
     def _sync_communities(self, wanted: dict[str, set[int]]) -> None:
         for community in set(self._communities) - set(wanted):
@@ -59,9 +62,17 @@ class EngineCredentials:
         for community in wanted:
             if community not in self._communities:
                 index = next(f"c{n}" for n in range(len(taken) + 1) if f"c{n}" not in taken)
+                try:
+                    config.add_v1_system(self.engine, index, community)
+                except Exception as exc:  # pysnmp takes Latin-1 only: that community is refused, the others stand
+                    with contextlib.suppress(Exception):
+                        config.delete_v1_system(self.engine, index)  # the half-made row
+                    log.error("a trap community of devices %s is not accepted: %s", sorted(wanted[community]),
+                              type(exc).__name__)  # fmt: skip
+                    continue
                 taken.add(index)
-                config.add_v1_system(self.engine, index, community)
                 self._communities[community] = index
+        self.communities = frozenset(bytes(rfc1902.OctetString(c)) for c in self._communities)
 
     def _sync_users(self, wanted: dict[tuple[str, str], sources.V3User]) -> None:
         for key in [k for k in self._users if wanted.get(k) != self._users[k]]:
