@@ -30,7 +30,28 @@ class Notification:
     boots: int = 0
     engine_time: int = 0
     inform: bool = False
-    varbinds: list = field(default_factory=list)  # SNMPv2 form (a v1 trap converted by RFC 3584)
+    varbinds: list[tuple[str, int | float | str]] = field(default_factory=list)  # SNMPv2 form, plain values
+
+
+def plain(value) -> int | float | str:
+    """A pysnmp value as plain Python: numbers as numbers, addresses and OIDs dotted, text as text."""
+    kind = type(value).__name__
+    if kind in ("IpAddress",):
+        return value.prettyPrint()
+    if kind in ("ObjectIdentifier", "ObjectName"):
+        return str(value)
+    if kind in ("OctetString", "Opaque", "Bits", "DisplayString"):
+        raw = bytes(value)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return "0x" + raw.hex()
+        printable = all(c.isprintable() or c in "\t\r\n" for c in text)
+        return text if printable else "0x" + raw.hex()
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return value.prettyPrint()
 
 
 class Notifications:
@@ -71,6 +92,7 @@ class Notifications:
         _, address = snmp_engine.message_dispatcher.get_transport_info(state_reference)
         try:
             varbinds = v2c.apiPDU.get_varbinds(rfc2576.v1_to_v2(pdu) if model == 0 else pdu)  # no community copied
+            varbinds = [(str(oid), plain(value)) for oid, value in varbinds]
             notification = Notification(
                 address[0], int(model), str(security_name), int(level), inform=inform, varbinds=varbinds,
                 **(self._usm if model == 3 else {}),

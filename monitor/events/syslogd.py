@@ -14,12 +14,14 @@ from django.conf import settings
 
 from monitor.events import sources
 from monitor.events.listener import Listener
+from monitor.events.models import TEXT_MAX
 from monitor.events.record import clean_text
 from monitor.events.syslogparse import BadSyslog, parse
 from monitor.events.writer import Incoming
 
 log = logging.getLogger(__name__)
 IDLE_TIMEOUT_S = 600.0
+FIELD_CHARS = 500  # a syslog field (host, app, structured data...) kept in the detail up to this long
 
 
 class _Datagrams(asyncio.DatagramProtocol):
@@ -94,14 +96,21 @@ class SyslogReceiver(Listener):
         if not found:  # a relay's message naming no device we know
             self.counts.add("unknown_source", note=f"last from {address}")
             return
-        detail = {"from": address, "format": parsed.format}
+        detail, truncated = {"from": address, "format": parsed.format}, {}
         for key in ("hostname", "app", "procid", "msgid", "timestamp", "structured"):
             value = getattr(parsed, key)
             if value:
-                detail[key] = clean_text(value, 500)
+                detail[key] = clean_text(value, FIELD_CHARS)
+                if len(value) > FIELD_CHARS:
+                    truncated[key] = len(value)
         text = parsed.text or "(empty message)"
         if parsed.app:
             text = f"{parsed.app}: {text}"
+        if len(text) > TEXT_MAX:  # cut here, so the queue holds no more than the row will
+            truncated["text"] = len(text)
+        text = clean_text(text)
+        if truncated:
+            detail["truncated"] = truncated
         self.deliver(
             Incoming(
                 found[0].id,

@@ -15,11 +15,13 @@ import time
 from pysnmp.carrier.asyncio.dgram import udp, udp6
 from pysnmp.entity import config, engine
 
-from monitor.events import decode, sources, trapmatch
+from collectors.ber import BerError
+from monitor.events import decode, sources, trapmatch, trapwire
 from monitor.events.credentials import EngineCredentials
 from monitor.events.enginetime import EngineClocks
 from monitor.events.listener import Listener
 from monitor.events.notify import Notification, Notifications
+from monitor.events.record import clean_text
 from monitor.events.writer import Incoming
 
 log = logging.getLogger(__name__)
@@ -39,27 +41,6 @@ ENGINE_COUNTERS = {
     ("__SNMP-USER-BASED-SM-MIB", "usmStatsUnsupportedSecLevels"): "v3_unsupported_level",
 }
 REASON_OF = {symbol: reason for (_, symbol), reason in ENGINE_COUNTERS.items()}
-
-
-def plain(value) -> int | float | str:
-    """A pysnmp value as plain Python: numbers as numbers, addresses and OIDs dotted, text as text."""
-    kind = type(value).__name__
-    if kind in ("IpAddress",):
-        return value.prettyPrint()
-    if kind in ("ObjectIdentifier", "ObjectName"):
-        return str(value)
-    if kind in ("OctetString", "Opaque", "Bits", "DisplayString"):
-        raw = bytes(value)
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            return "0x" + raw.hex()
-        printable = all(c.isprintable() or c in "\t\r\n" for c in text)
-        return text if printable else "0x" + raw.hex()
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return value.prettyPrint()
 
 
 class GateTransport(udp.UdpAsyncioTransport):
@@ -92,6 +73,7 @@ class TrapReceiver(Listener):
         self._by_credential: dict[tuple[str, ...], set[int]] = {}  # credential key -> device ids it is valid for
         self._counters: dict[str, object] = {}
         self._last: dict[str, int] = {}
+        self._dropped = 0  # varbinds the wire bound cut off the datagram being handled
 
     async def open(self) -> None:
         self.engine = engine.SnmpEngine()
@@ -127,12 +109,22 @@ class TrapReceiver(Listener):
             self.engine.close_dispatcher()
 
     def datagram(self, transport, datagram: bytes, address) -> None:
-        """One datagram: the cheap checks, then pysnmp (whose refusals are counted from its own counters)."""
+        """One datagram: the cheap checks (size, source, rate; BER, community, varbinds cut to the bound), then pysnmp
+        (whose refusals are counted from its own counters)."""
         if self.admit(address[0], len(datagram)) is None:
             return
+        try:
+            wire = trapwire.read(datagram, decode.VARBINDS_MAX)
+        except BerError as exc:
+            self.counts.add("malformed", note=f"last from {address[0]}: {exc}")
+            return
+        if wire.community is not None and wire.community not in self.credentials.communities:
+            self.counts.add("bad_community", note=f"last from {address[0]}")
+            return
+        self._dropped = wire.dropped
         self.notifications.begin()
         try:
-            transport._callback_function(transport, address, datagram)
+            transport._callback_function(transport, address, wire.message)
         except Exception as exc:  # pysnmp's decoder raising on garbage: counted, the receiver goes on
             self.counts.add("malformed", note=f"last from {address[0]}: {type(exc).__name__}")
             return
@@ -159,11 +151,11 @@ class TrapReceiver(Listener):
         queued. True when queued (only then is an inform answered)."""
         received = time.time()
         try:
-            info = decode.decode([(str(oid), plain(value)) for oid, value in message.varbinds])
+            info = decode.decode(message.varbinds, dropped=self._dropped)
         except Exception as exc:
             self._broken(message.address, exc)
             return False
-        verdict = trapmatch.match(self.directory, self._by_credential, message, info.agent_address)
+        verdict = trapmatch.match(self.directory, self._by_credential, message, info.agent_address[:64])
         if verdict.entry is None:
             self.counts.add(verdict.reason, note=verdict.note)
             return False
@@ -180,13 +172,19 @@ class TrapReceiver(Listener):
             "varbinds": info.varbinds,
         }
         if info.agent_address:
-            detail["agent_address"] = info.agent_address
+            detail["agent_address"] = decode.cut(info.agent_address, 64)
+        truncated = dict(info.truncated)
+        text = clean_text(info.text)
+        if text != info.text:
+            truncated["text"] = len(info.text)
+        if truncated:
+            detail["truncated"] = truncated
         return self.deliver(
             Incoming(
                 verdict.entry.id,
                 info.kind,
                 info.severity,
-                info.text,
+                text,
                 "trap",
                 received,
                 name=info.name,
