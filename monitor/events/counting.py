@@ -28,7 +28,7 @@ REASONS = {
     "queue_full": "the writer's queue was full (EVENTS_QUEUE_MAX messages or EVENTS_QUEUE_MAX_BYTES)",
     "store_full": "EVENTS_MAX_STORED events are kept already",
     "socket_overflow": "dropped by the kernel: socket buffer full",
-    "too_many_connections": "TCP connection refused: EVENTS_SYSLOG_MAX_CONNECTIONS open",
+    "too_many_connections": "TCP connection refused: EVENTS_SYSLOG_MAX_CONNECTIONS open (or _PER_SOURCE from it)",
     "write_failed": "the database refused the batch",
 }
 DROPPED = [reason for reason in REASONS if reason not in ("stored", "truncated")]  # truncated ones are stored too

@@ -9,6 +9,7 @@ import asyncio
 import logging
 import socket
 import time
+from collections import Counter
 
 from django.conf import settings
 
@@ -48,6 +49,7 @@ class SyslogReceiver(Listener):
         self.udp: asyncio.DatagramTransport | None = None
         self.tcp: asyncio.base_events.Server | None = None
         self.connections = 0
+        self.by_source: Counter[str] = Counter()  # open TCP connections by source address
 
     async def open(self) -> None:
         """UDP and TCP on the same port; with port 0 (tests), the first number free for both (an ephemeral UDP
@@ -135,7 +137,12 @@ class SyslogReceiver(Listener):
             self.counts.add("too_many_connections", note=f"last from {address}")
             writer.close()
             return
+        if self.by_source[address] >= settings.EVENTS_SYSLOG_MAX_CONNECTIONS_PER_SOURCE:  # one address cannot
+            self.counts.add("too_many_connections", note=f"last from {address} (its own bound)")  # take every slot
+            writer.close()
+            return
         self.connections += 1
+        self.by_source[address] += 1
         limit = settings.EVENTS_MAX_MESSAGE_BYTES
         try:
             while True:
@@ -150,6 +157,9 @@ class SyslogReceiver(Listener):
             self.counts.add("malformed", note=f"last from {address}: bad frame length")
         finally:
             self.connections -= 1
+            self.by_source[address] -= 1
+            if not self.by_source[address]:
+                del self.by_source[address]
             writer.close()
 
     async def _frame(self, reader: asyncio.StreamReader, limit: int, address: str) -> bytes | None:
