@@ -14,6 +14,7 @@ from monitor.events.models import Event, TrapCredential
 from monitor.events.traps import TrapReceiver
 from monitor.models import Device, Interface
 from tests import eventkit as kit
+from tests.berfuzz import integer, tlv
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ENGINE_ID = "8000000001020304"
@@ -192,3 +193,16 @@ def test_a_relay_that_is_neither_an_address_nor_a_name_is_a_check_error(settings
         "EVENTS_TRAP_RELAYS entry '10.0.0.300' is neither an IP address nor a name that resolves",
         "EVENTS_TRAP_RELAYS entry 'no such host.invalid' is neither an IP address nor a name that resolves",
     ]
+
+
+def test_refused_v3_messages_leave_nothing_behind_in_pysnmp(switch, trapd):
+    """A noAuthNoPriv message naming the switch's user and engine ID with an encrypted PDU: pysnmp refuses it but kept
+    the user's entry (its localized keys) for each one, a leak per datagram from anyone at a device's address."""
+    engine = bytes.fromhex(ENGINE_ID)
+    header = tlv(0x30, integer(1) + integer(65507) + tlv(0x04, b"\x00") + integer(3))
+    usm = tlv(0x30, tlv(0x04, engine) + integer(1) + integer(100) + tlv(0x04, b"trapper") + tlv(0x04, b"") * 2)
+    message = tlv(0x30, integer(3) + header + tlv(0x04, usm) + tlv(0x04, b"x" * 32))
+    for _ in range(50):
+        kit.send_udp(trapd.port, message)
+    assert kit.counted(trapd, "malformed", 50) == 50
+    assert all(model._cache.is_empty() for model in trapd.engine.security_models.values())

@@ -73,6 +73,15 @@ class Notifications:
         self.handled = False
         self._usm = {}
 
+    def end(self) -> None:
+        """After each datagram: what pysnmp's security models still keep for it is dropped. Some refusals leave the
+        user's entry (its localized keys) behind, e.g. a noAuthNoPriv message whose PDU is encrypted: a leak per
+        datagram. Nothing needs to outlive a datagram: the receiver sends no requests of its own."""
+        for model in self.engine.security_models.values():
+            cache = getattr(model, "_cache", None)
+            if cache is not None and not cache.is_empty():
+                model._cache = type(cache)()
+
     def _seen_usm(self, snmp_engine, execpoint, variables, ctx) -> None:
         engine_id = bytes(variables.get("securityEngineId", b""))
         own = bytes(self._own_engine_id.syntax)

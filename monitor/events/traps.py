@@ -128,6 +128,8 @@ class TrapReceiver(Listener):
         except Exception as exc:  # pysnmp's decoder raising on garbage: counted, the receiver goes on
             self.counts.add("malformed", note=f"last from {address[0]}: {type(exc).__name__}")
             return
+        finally:
+            self.notifications.end()
         if not self.notifications.handled:
             self._refused(address[0])
 
