@@ -146,6 +146,7 @@ class TrapReceiver(Listener):
             self.counts.add("malformed", note=f"last from {address}")
 
     def _broken(self, address: str, exc: Exception) -> None:
+        """A message pysnmp took but that cannot be read (a v1 generic-trap number past 6...): counted, never raised."""
         self.counts.add("malformed", note=f"last from {address}: {type(exc).__name__}")
 
     def _take(self, message: Notification) -> bool:
