@@ -7,6 +7,7 @@ import socket
 import subprocess
 
 from pysnmp.hlapi.v3arch import asyncio as hlapi
+from pysnmp.proto import rfc1902
 
 from monitor.events.models import Event
 from tests.conftest import wait_for
@@ -36,11 +37,15 @@ def link_trap_args(port: int, if_index: int, down: bool = True, version: tuple =
     ]  # fmt: skip
 
 
-def originate(port: int, auth, kind: str, trap_oid: str, varbinds: list[tuple[str, object]] = ()) -> object:
-    """pysnmp's notification originator: a trap (no answer) or an inform (returns the error indication)."""
+def originate(
+    port: int, auth, kind: str, trap_oid: str, varbinds: list[tuple[str, object]] = (), engine_id: str = ""
+) -> object:
+    """pysnmp's notification originator: a trap (no answer) or an inform (returns the error indication). A v3 trap
+    is sent by an engine of `engine_id` (hex), the ID the receiver knows the device by."""
 
     async def send():
-        engine = hlapi.SnmpEngine()
+        own = {"snmpEngineID": rfc1902.OctetString(hexValue=engine_id)} if engine_id else {}
+        engine = hlapi.SnmpEngine(**own)
         target = await hlapi.UdpTransportTarget.create(("127.0.0.1", port), timeout=3, retries=1)
         notification = hlapi.NotificationType(hlapi.ObjectIdentity(trap_oid)).add_varbinds(
             *(hlapi.ObjectType(hlapi.ObjectIdentity(oid), value) for oid, value in varbinds)

@@ -116,3 +116,13 @@ def test_the_demo_switch_speaks_to_the_demo_receivers_and_only_it_gets_the_event
         ("syslog", "", "TRAPMGR: demo.c(1) 1 %% Link Down: 1/g5"),
     ]
     assert not Event.objects.filter(device=array, source__in=["trap", "syslog"]).exists()
+
+
+def test_a_long_line_is_stored_cut_and_says_so(array, syslogd):
+    """Text past 2,000 characters and a field past 500 are cut before the queue; the row and the counts say so."""
+    kit.send_udp(syslogd.port, b"<14>Oct  1 12:00:01 " + b"h" * 600 + b" app: " + b"w" * 5000)
+    (event,) = kit.events_of(array, 1, source="syslog")
+    assert len(event.text) == 2000 and event.text.endswith("…") and event.text.startswith("app: www")
+    assert event.detail["truncated"] == {"hostname": 600, "text": 5005}
+    assert len(event.detail["hostname"]) == 500
+    assert kit.counted(syslogd, "truncated") == 1

@@ -9,6 +9,7 @@ from collections import Counter
 # Every reason a message can end with, as the receivers' panel names it.
 REASONS = {
     "stored": "stored",
+    "truncated": "stored, but cut to the bounds (varbinds, value or text lengths): the event's detail says what",
     "malformed": "malformed (not a valid SNMP or syslog message)",
     "oversized": "larger than EVENTS_MAX_MESSAGE_BYTES",
     "unknown_source": "from an address no device has",
@@ -19,17 +20,18 @@ REASONS = {
     "v3_wrong_digest": "SNMPv3: wrong authentication key",
     "v3_decryption": "SNMPv3: wrong privacy key",
     "v3_unknown_engine": "SNMPv3: unknown engine ID (each inform sender's discovery counts here too)",
-    "v3_time_window": "SNMPv3: outside the time window",
+    "v3_time_window": "SNMPv3: outside the time window (a clock far off, or an old trap played again)",
     "v3_unsupported_level": "SNMPv3: security level not allowed for the user",
+    "v3_level_too_low": "SNMPv3: below the security level configured for the user (no key, or no privacy)",
     "unsupported_pdu": "not a trap or an inform",
     "rate_limited": "over the per-source rate (EVENTS_SOURCE_RATE)",
-    "queue_full": "the writer's queue was full (EVENTS_QUEUE_MAX)",
+    "queue_full": "the writer's queue was full (EVENTS_QUEUE_MAX messages or EVENTS_QUEUE_MAX_BYTES)",
     "store_full": "EVENTS_MAX_STORED events are kept already",
     "socket_overflow": "dropped by the kernel: socket buffer full",
-    "too_many_connections": "TCP connection refused: EVENTS_SYSLOG_MAX_CONNECTIONS open",
+    "too_many_connections": "TCP connection refused: EVENTS_SYSLOG_MAX_CONNECTIONS open (or _PER_SOURCE from it)",
     "write_failed": "the database refused the batch",
 }
-DROPPED = [reason for reason in REASONS if reason != "stored"]
+DROPPED = [reason for reason in REASONS if reason not in ("stored", "truncated")]  # truncated ones are stored too
 
 
 class Counts:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 
 from django.conf import settings
@@ -15,21 +16,30 @@ log = logging.getLogger(__name__)
 ANY_DEVICE = 0  # the device id that stands for "every device" (EVENTS_TRAP_COMMUNITIES)
 
 
+def credential_key(model: int, security_name: str, engine_id: str = "") -> tuple[str, ...]:
+    """What a message was signed with: a community (by its index in pysnmp's table) for v1/v2c, a USM user and the
+    engine ID it signed as (hex, "" for the receiver's own) for v3. Kinds never collide: a user called "c0" is not
+    the first community."""
+    return ("usm", security_name, engine_id) if model == 3 else ("community", security_name)
+
+
 class EngineCredentials:
     """What the engine accepts: a community index per community, a USM user per (user, engine ID)."""
 
     def __init__(self, engine) -> None:
         self.engine = engine
         self._communities: dict[str, str] = {}  # community -> its index in pysnmp's table
+        self.communities: frozenset[bytes] = frozenset()  # as they arrive on the wire, for the check before pysnmp
         self._users: dict[tuple[str, str], sources.V3User] = {}
 
-    def sync(self, directory: sources.Directory) -> dict[str, set[int]]:
-        """Add, replace and remove entries; returns security name (community index or user) -> device ids."""
+    def sync(self, directory: sources.Directory) -> dict[tuple[str, ...], set[int]]:
+        """Add, replace and remove entries; returns each credential's key (credential_key) -> the device ids it is
+        valid for. A v3 user is valid with the engine ID its device has, and with the receiver's own (informs)."""
         wanted: dict[str, set[int]] = {}
         for community in settings.EVENTS_TRAP_COMMUNITIES:
             wanted.setdefault(community, set()).add(ANY_DEVICE)
         users: dict[tuple[str, str], sources.V3User] = {}
-        by_user: dict[str, set[int]] = {}
+        valid: dict[tuple[str, ...], set[int]] = {}
         for entry in directory.entries:
             if entry.community:
                 wanted.setdefault(entry.community, set()).add(entry.id)
@@ -39,10 +49,11 @@ class EngineCredentials:
                     if key in users and users[key] != entry.v3:
                         log.warning("SNMPv3 user %r has other keys on another device: one of them wins", key[0])
                     users[key] = entry.v3
-                by_user.setdefault(entry.v3.user, set()).add(entry.id)
+                    valid.setdefault(credential_key(3, entry.v3.user, engine_id), set()).add(entry.id)
         self._sync_communities(wanted)
         self._sync_users(users)
-        return {self._communities[c]: ids for c, ids in wanted.items()} | by_user
+        accepted = {c: ids for c, ids in wanted.items() if c in self._communities}
+        return {credential_key(1, self._communities[c]): ids for c, ids in accepted.items()} | valid
 
     def _sync_communities(self, wanted: dict[str, set[int]]) -> None:
         for community in set(self._communities) - set(wanted):
@@ -51,9 +62,17 @@ class EngineCredentials:
         for community in wanted:
             if community not in self._communities:
                 index = next(f"c{n}" for n in range(len(taken) + 1) if f"c{n}" not in taken)
+                try:
+                    config.add_v1_system(self.engine, index, community)
+                except Exception as exc:  # pysnmp takes Latin-1 only: that community is refused, the others stand
+                    with contextlib.suppress(Exception):
+                        config.delete_v1_system(self.engine, index)  # the half-made row
+                    log.error("a trap community of devices %s is not accepted: %s", sorted(wanted[community]),
+                              type(exc).__name__)  # fmt: skip
+                    continue
                 taken.add(index)
-                config.add_v1_system(self.engine, index, community)
                 self._communities[community] = index
+        self.communities = frozenset(bytes(rfc1902.OctetString(c)) for c in self._communities)
 
     def _sync_users(self, wanted: dict[tuple[str, str], sources.V3User]) -> None:
         for key in [k for k in self._users if wanted.get(k) != self._users[k]]:

@@ -79,9 +79,15 @@ class Listener:
             return None
         return found
 
-    def deliver(self, item: Incoming) -> None:
-        """Hand a decoded, matched message to the writer (never blocks; a full queue counts it)."""
-        self.writer.offer(item)
+    def deliver(self, item: Incoming) -> bool:
+        """Hand a decoded, matched message to the writer (never blocks; a full queue counts it and says False).
+        A message the bounds cut (its detail's "truncated") is counted so once it is taken."""
+        cut = item.detail.get("truncated") if isinstance(item.detail, dict) else None
+        source = item.detail.get("from", "?") if cut else ""
+        taken = self.writer.offer(item)  # the detail is JSON text from here on
+        if taken and cut:
+            self.counts.add("truncated", note=f"last from {source}: " + ", ".join(f"{k} {v}" for k, v in cut.items()))
+        return taken
 
     async def _main(self) -> None:
         self.loop = asyncio.get_running_loop()

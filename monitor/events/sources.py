@@ -24,6 +24,11 @@ class V3User:
     priv_key: str
     engine_id: str = ""  # hex; "" = only informs (the receiver's own engine is authoritative)
 
+    @property
+    def level(self) -> int:
+        """The security level configured (1 noAuthNoPriv, 2 authNoPriv, 3 authPriv): a message needs at least it."""
+        return 3 if self.auth_protocol and self.priv_protocol else 2 if self.auth_protocol else 1
+
 
 @dataclass(frozen=True)
 class Entry:
@@ -63,16 +68,22 @@ def normal_address(address: str) -> str:
 
 
 def resolve(host: str) -> set[str]:
-    """The addresses of a device's host: itself when it is an address, else what DNS says (empty if nothing)."""
+    """The addresses of a host (a device's, a relay's): itself when it is an address, else what DNS says (empty if
+    nothing), each spelled as normal_address spells it."""
     try:
-        return {normal_address(str(ipaddress.ip_address(host)))}
+        return {normal_address(str(ipaddress.ip_address(host.strip().split("%", 1)[0])))}
     except ValueError:
         pass
     try:
         return {normal_address(info[4][0]) for info in socket.getaddrinfo(host, None, proto=socket.IPPROTO_UDP)}
-    except OSError as exc:
-        log.warning("device host %r does not resolve (%s): its traps and syslog cannot be matched", host, exc)
+    except (OSError, UnicodeError) as exc:
+        log.warning("host %r does not resolve (%s): its traps and syslog cannot be matched", host, exc)
         return set()
+
+
+def relay_addresses(relays: list[str], resolver=resolve) -> frozenset[str]:
+    """EVENTS_TRAP_RELAYS as addresses: each entry an address in any spelling, or a name resolved like a device's."""
+    return frozenset(address for relay in relays for address in resolver(relay))
 
 
 def _v3(device: Device, cred) -> V3User | None:
@@ -105,7 +116,7 @@ def load(relays: list[str] | None = None, resolver=resolve) -> Directory:
         entry = Entry(device.pk, device.name, device.sys_name, community, _v3(device, cred))
         for address in resolver(device.host):
             by_address.setdefault(address, []).append(entry)
-    return Directory({a: tuple(found) for a, found in by_address.items()}, frozenset(relays or ()))
+    return Directory({a: tuple(found) for a, found in by_address.items()}, relay_addresses(relays or [], resolver))
 
 
 def by_hostname(found: tuple[Entry, ...], hostname: str) -> tuple[Entry, ...]:

@@ -9,17 +9,20 @@ import asyncio
 import logging
 import socket
 import time
+from collections import Counter
 
 from django.conf import settings
 
 from monitor.events import sources
 from monitor.events.listener import Listener
+from monitor.events.models import TEXT_MAX
 from monitor.events.record import clean_text
 from monitor.events.syslogparse import BadSyslog, parse
 from monitor.events.writer import Incoming
 
 log = logging.getLogger(__name__)
 IDLE_TIMEOUT_S = 600.0
+FIELD_CHARS = 500  # a syslog field (host, app, structured data...) kept in the detail up to this long
 
 
 class _Datagrams(asyncio.DatagramProtocol):
@@ -46,6 +49,7 @@ class SyslogReceiver(Listener):
         self.udp: asyncio.DatagramTransport | None = None
         self.tcp: asyncio.base_events.Server | None = None
         self.connections = 0
+        self.by_source: Counter[str] = Counter()  # open TCP connections by source address
 
     async def open(self) -> None:
         """UDP and TCP on the same port; with port 0 (tests), the first number free for both (an ephemeral UDP
@@ -94,14 +98,21 @@ class SyslogReceiver(Listener):
         if not found:  # a relay's message naming no device we know
             self.counts.add("unknown_source", note=f"last from {address}")
             return
-        detail = {"from": address, "format": parsed.format}
+        detail, truncated = {"from": address, "format": parsed.format}, {}
         for key in ("hostname", "app", "procid", "msgid", "timestamp", "structured"):
             value = getattr(parsed, key)
             if value:
-                detail[key] = clean_text(value, 500)
+                detail[key] = clean_text(value, FIELD_CHARS)
+                if len(value) > FIELD_CHARS:
+                    truncated[key] = len(value)
         text = parsed.text or "(empty message)"
         if parsed.app:
             text = f"{parsed.app}: {text}"
+        if len(text) > TEXT_MAX:  # cut here, so the queue holds no more than the row will
+            truncated["text"] = len(text)
+        text = clean_text(text)
+        if truncated:
+            detail["truncated"] = truncated
         self.deliver(
             Incoming(
                 found[0].id,
@@ -126,7 +137,12 @@ class SyslogReceiver(Listener):
             self.counts.add("too_many_connections", note=f"last from {address}")
             writer.close()
             return
+        if self.by_source[address] >= settings.EVENTS_SYSLOG_MAX_CONNECTIONS_PER_SOURCE:  # one address cannot
+            self.counts.add("too_many_connections", note=f"last from {address} (its own bound)")  # take every slot
+            writer.close()
+            return
         self.connections += 1
+        self.by_source[address] += 1
         limit = settings.EVENTS_MAX_MESSAGE_BYTES
         try:
             while True:
@@ -141,6 +157,9 @@ class SyslogReceiver(Listener):
             self.counts.add("malformed", note=f"last from {address}: bad frame length")
         finally:
             self.connections -= 1
+            self.by_source[address] -= 1
+            if not self.by_source[address]:
+                del self.by_source[address]
             writer.close()
 
     async def _frame(self, reader: asyncio.StreamReader, limit: int, address: str) -> bytes | None:

@@ -1,10 +1,11 @@
-"""The SNMP trap receiver, built on pysnmp's notification receiver: v1 and v2c traps, v2c and v3 informs.
+"""The SNMP trap receiver on pysnmp's engine: v1 and v2c traps, v2c and v3 traps and informs.
 
-With collectors/snmp.py this is the one module that imports pysnmp (docs/architecture.md): a notification
-receiver (RFC 3413 NOTIFICATION-RECEIVER) needs the engine's message processing, USM and community tables.
-Datagrams pass the cheap checks (size, a known source, the per-source rate) before pysnmp decodes them; pysnmp
-checks the community or the v3 keys (and answers informs); the callback matches the credential to the device and
-hands the decoded trap to the writer. What pysnmp refuses is counted from its own MIB counters, by reason."""
+With collectors/snmp.py, this module and its helpers (credentials.py, notify.py) are the ones that import pysnmp
+(docs/architecture.md): a notification receiver (RFC 3413) needs the engine's message processing, USM and community
+tables. Datagrams pass the cheap checks (size, a known source, the per-source rate) before pysnmp decodes them;
+pysnmp checks the community or the v3 keys; notify.py hands each accepted trap or inform over, trapmatch.py names its
+device (credential, SNMPv3 level), enginetime.py refuses an old v3 trap played again, and the writer stores it; an
+inform is answered only once queued. What pysnmp refuses is counted from its own MIB counters, by reason."""
 
 from __future__ import annotations
 
@@ -13,11 +14,14 @@ import time
 
 from pysnmp.carrier.asyncio.dgram import udp, udp6
 from pysnmp.entity import config, engine
-from pysnmp.entity.rfc3413 import ntfrcv
 
-from monitor.events import decode, sources
-from monitor.events.credentials import ANY_DEVICE, EngineCredentials
+from collectors.ber import BerError
+from monitor.events import decode, sources, trapmatch, trapwire
+from monitor.events.credentials import EngineCredentials
+from monitor.events.enginetime import EngineClocks
 from monitor.events.listener import Listener
+from monitor.events.notify import Notification, Notifications
+from monitor.events.record import clean_text
 from monitor.events.writer import Incoming
 
 log = logging.getLogger(__name__)
@@ -37,27 +41,6 @@ ENGINE_COUNTERS = {
     ("__SNMP-USER-BASED-SM-MIB", "usmStatsUnsupportedSecLevels"): "v3_unsupported_level",
 }
 REASON_OF = {symbol: reason for (_, symbol), reason in ENGINE_COUNTERS.items()}
-
-
-def plain(value) -> int | float | str:
-    """A pysnmp value as plain Python: numbers as numbers, addresses and OIDs dotted, text as text."""
-    kind = type(value).__name__
-    if kind in ("IpAddress",):
-        return value.prettyPrint()
-    if kind in ("ObjectIdentifier", "ObjectName"):
-        return str(value)
-    if kind in ("OctetString", "Opaque", "Bits", "DisplayString"):
-        raw = bytes(value)
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            return "0x" + raw.hex()
-        printable = all(c.isprintable() or c in "\t\r\n" for c in text)
-        return text if printable else "0x" + raw.hex()
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return value.prettyPrint()
 
 
 class GateTransport(udp.UdpAsyncioTransport):
@@ -85,11 +68,12 @@ class TrapReceiver(Listener):
         super().__init__(bind, port, name)
         self.engine: engine.SnmpEngine | None = None
         self.credentials: EngineCredentials | None = None
-        self._by_credential: dict[str, set[int]] = {}  # security name -> device ids it is valid for
+        self.notifications: Notifications | None = None
+        self.clocks = EngineClocks()
+        self._by_credential: dict[tuple[str, ...], set[int]] = {}  # credential key -> device ids it is valid for
         self._counters: dict[str, object] = {}
         self._last: dict[str, int] = {}
-        self._handled = False
-        self._context: dict = {}
+        self._dropped = 0  # varbinds the wire bound cut off the datagram being handled
 
     async def open(self) -> None:
         self.engine = engine.SnmpEngine()
@@ -107,8 +91,7 @@ class TrapReceiver(Listener):
 
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, self.buffer_bytes())
             self.port = self.bound_port = sock.getsockname()[1]
-        self.engine.observer.register_observer(self._seen, "rfc3412.receiveMessage:request")
-        ntfrcv.NotificationReceiver(self.engine, self._received)
+        self.notifications = Notifications(self.engine, self._take, self._broken)
         mib = self.engine.get_mib_builder()
         for module, symbol in ENGINE_COUNTERS:
             (self._counters[symbol],) = mib.import_symbols(module, symbol)
@@ -126,16 +109,28 @@ class TrapReceiver(Listener):
             self.engine.close_dispatcher()
 
     def datagram(self, transport, datagram: bytes, address) -> None:
-        """One datagram: the cheap checks, then pysnmp (whose refusals are counted from its own counters)."""
+        """One datagram: the cheap checks (size, source, rate; BER, community, varbinds cut to the bound), then pysnmp
+        (whose refusals are counted from its own counters)."""
         if self.admit(address[0], len(datagram)) is None:
             return
-        self._handled = False
         try:
-            transport._callback_function(transport, address, datagram)
+            wire = trapwire.read(datagram, decode.VARBINDS_MAX)
+        except BerError as exc:
+            self.counts.add("malformed", note=f"last from {address[0]}: {exc}")
+            return
+        if wire.community is not None and wire.community not in self.credentials.communities:
+            self.counts.add("bad_community", note=f"last from {address[0]}")
+            return
+        self._dropped = wire.dropped
+        self.notifications.begin()
+        try:
+            transport._callback_function(transport, address, wire.message)
         except Exception as exc:  # pysnmp's decoder raising on garbage: counted, the receiver goes on
             self.counts.add("malformed", note=f"last from {address[0]}: {type(exc).__name__}")
             return
-        if not self._handled:
+        finally:
+            self.notifications.end()
+        if not self.notifications.handled:
             self._refused(address[0])
 
     def _refused(self, address: str) -> None:
@@ -150,41 +145,49 @@ class TrapReceiver(Listener):
         if not found:
             self.counts.add("malformed", note=f"last from {address}")
 
-    def _seen(self, snmp_engine, execpoint, variables, ctx) -> None:
-        self._context = {
-            "security_name": str(variables.get("securityName", "")),
-            "security_model": int(variables.get("securityModel", 0)),
-            "pdu": type(variables.get("pdu")).__name__,
-        }
+    def _broken(self, address: str, exc: Exception) -> None:
+        """A message pysnmp took but that cannot be read (a v1 generic-trap number past 6...): counted, never raised."""
+        self.counts.add("malformed", note=f"last from {address}: {type(exc).__name__}")
 
-    def _received(self, snmp_engine, state_reference, context_engine_id, context_name, varbinds, ctx) -> None:
-        self._handled = True
-        _, address = snmp_engine.message_dispatcher.get_transport_info(state_reference)
+    def _take(self, message: Notification) -> bool:
+        """A trap or inform pysnmp accepted: decoded, matched to its device (credential, level, v3 time window) and
+        queued. True when queued (only then is an inform answered)."""
         received = time.time()
         try:
-            info = decode.decode([(str(oid), plain(value)) for oid, value in varbinds])
+            info = decode.decode(message.varbinds, dropped=self._dropped)
         except Exception as exc:
-            self.counts.add("malformed", note=f"last from {address[0]}: {type(exc).__name__}")
-            return
-        device = self._match(sources.normal_address(address[0]), info)
-        if device is None:
-            return
+            self._broken(message.address, exc)
+            return False
+        verdict = trapmatch.match(self.directory, self._by_credential, message, info.agent_address[:64])
+        if verdict.entry is None:
+            self.counts.add(verdict.reason, note=verdict.note)
+            return False
+        fresh = not message.engine_id or message.level == 1  # a trap's own engine: the window applies when signed
+        if not (fresh or self.clocks.fresh(message.engine_id, message.boots, message.engine_time)):
+            self.counts.add("v3_time_window", note=f"last from {message.address}: an old trap played again?")
+            return False
         detail = {
             "oid": info.oid,
-            "from": address[0],
-            "version": {1: "1", 2: "2c", 3: "3"}.get(self._context.get("security_model", 0), "?"),
-            "inform": self._context.get("pdu") == "InformRequestPDU",
+            "from": message.address,
+            "version": {0: "1", 1: "2c", 3: "3"}.get(message.model, "?"),
+            "inform": message.inform,
             "uptime_ticks": info.uptime_ticks,
             "varbinds": info.varbinds,
         }
         if info.agent_address:
-            detail["agent_address"] = info.agent_address
-        self.deliver(
+            detail["agent_address"] = decode.cut(info.agent_address, 64)
+        truncated = dict(info.truncated)
+        text = clean_text(info.text)
+        if text != info.text:
+            truncated["text"] = len(info.text)
+        if truncated:
+            detail["truncated"] = truncated
+        return self.deliver(
             Incoming(
-                device.id,
+                verdict.entry.id,
                 info.kind,
                 info.severity,
-                info.text,
+                text,
                 "trap",
                 received,
                 name=info.name,
@@ -193,26 +196,6 @@ class TrapReceiver(Listener):
                 detail=detail,
             )
         )
-
-    def _match(self, address: str, info: decode.TrapInfo) -> sources.Entry | None:
-        """The device: by source address (a relay's by the v1 agent address it forwards), then by the credential.
-        Only a listed relay may speak for another address: a device's trap naming someone else's is its own."""
-        found = ()
-        if info.agent_address and address in self.directory.relays:
-            found = self.directory.candidates(info.agent_address)
-        found = found or self.directory.candidates(address)
-        if not found:
-            self.counts.add("unknown_source", note=f"last from {address} (agent {info.agent_address or '-'})")
-            return None
-        valid = self._by_credential.get(self._context.get("security_name", ""), set())
-        mine = [e for e in found if e.id in valid or ANY_DEVICE in valid]
-        if not mine:
-            self.counts.add("credential_mismatch", note=f"last from {address}")
-            return None
-        if len(mine) > 1 and ANY_DEVICE not in valid:
-            self.counts.add("ambiguous_source", note=f"last from {address}")
-            return None
-        return mine[0]
 
     def directory_changed(self, directory: sources.Directory) -> None:
         """Bring pysnmp's community and user tables in line with the devices (added, removed, keys changed)."""

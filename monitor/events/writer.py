@@ -1,8 +1,10 @@
-"""A receiver's writer thread: a bounded queue that drops NEW messages when full (counted), never stored ones;
-batches written in one statement; counters flushed and the device directory refreshed every few seconds."""
+"""A receiver's writer thread: a queue bounded in messages and bytes that drops NEW messages when full (counted),
+never stored ones; batches written in one statement; counters flushed and the device directory refreshed every few
+seconds."""
 
 from __future__ import annotations
 
+import json
 import logging
 import queue
 import threading
@@ -18,6 +20,7 @@ from monitor.events import sources
 from monitor.events.counting import Counts
 from monitor.events.countrows import CountRows
 from monitor.events.decode import PORT_MARK
+from monitor.events.inbox import Inbox, packed, size_of
 from monitor.events.models import Event
 from monitor.events.record import make, store
 from monitor.models import Interface
@@ -28,9 +31,9 @@ FLUSH_COUNTS_S = 2.0
 CAPACITY_CHECK_S = 60.0
 
 
-@dataclass
+@dataclass(slots=True)
 class Incoming:
-    """A decoded message matched to its device, on its way to the table."""
+    """A decoded message matched to its device, on its way to the table (its detail JSON text while queued)."""
 
     device_id: int
     kind: str
@@ -42,7 +45,7 @@ class Incoming:
     facility: int | None = None
     if_index: int | None = None
     port_hint: str = ""
-    detail: dict = field(default_factory=dict)
+    detail: dict | str = field(default_factory=dict)
 
 
 class Writer(threading.Thread):
@@ -51,7 +54,7 @@ class Writer(threading.Thread):
     def __init__(self, receiver: str, kind: str, counts: Counts, on_directory=None, udp_port=None):
         super().__init__(name=f"events-writer-{kind}", daemon=True)
         self.receiver, self.kind, self.counts = receiver, kind, counts
-        self.queue: queue.Queue[Incoming] = queue.Queue(maxsize=settings.EVENTS_QUEUE_MAX)
+        self.queue = Inbox(settings.EVENTS_QUEUE_MAX, settings.EVENTS_QUEUE_MAX_BYTES)
         self.on_directory = on_directory  # called with each fresh Directory (from this thread)
         self.stopping = threading.Event()
         self.idle = threading.Event()
@@ -60,13 +63,16 @@ class Writer(threading.Thread):
         self._next_capacity = 0.0
         self.rows = CountRows(receiver, kind, counts, udp_port)
 
-    def offer(self, item: Incoming) -> None:
-        """From the receiving loop: never blocks; a full queue drops this (new) message and counts it."""
-        try:
-            self.queue.put_nowait(item)
+    def offer(self, item: Incoming) -> bool:
+        """From the receiving loop: never blocks; a full queue (in messages or bytes) drops this (new) message and
+        counts it (False)."""
+        if isinstance(item.detail, dict):
+            item.detail = packed(item.detail)
+        if self.queue.put(item, size_of(item.text, item.detail, item.name, item.port_hint)):
             self.idle.clear()
-        except queue.Full:
-            self.counts.add("queue_full")
+            return True
+        self.counts.add("queue_full", note=f"{self.queue.qsize()} messages, {self.queue.bytes} bytes waiting")
+        return False
 
     def run(self) -> None:
         next_counts = next_directory = 0.0
@@ -168,7 +174,7 @@ class Writer(threading.Thread):
                     name=item.name,
                     port=port,
                     facility=item.facility,
-                    detail=item.detail,
+                    detail=json.loads(item.detail) if isinstance(item.detail, str) else item.detail,
                 )
             )
         saved = store(rows)
