@@ -5,6 +5,7 @@ monitor's own host or the cloud metadata address are refused."""
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
@@ -101,6 +102,22 @@ def test_a_hostile_location_is_escaped_and_keeps_the_channels_secret(device, ser
         html = client.get(page).content.decode()
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "<script>alert(1)" not in html, page
         assert "T0K3N" not in html and "\x1b" not in html, page
+
+
+def test_device_strings_make_no_mention_link_or_markdown_in_slack_and_teams(device, servers):
+    device.name = "<!channel> [log in](https://evil.example/x) <https://evil.example|here>"
+    device.save()
+    slack, teams = servers(Scripted()), servers(Scripted())
+    queued(device, Channel.objects.create(name="slack", kind="slack", url=f"{slack.url}/services/T0K3N"))
+    queued(device, Channel.objects.create(name="teams", kind="teams", url=f"{teams.url}/workflows/x"))
+    assert channels.send_due()["sent"] == 2
+    said = json.loads(slack.requests[0]["body"])
+    assert "<!channel>" not in said["text"] and "<https" not in said["text"]  # the notification's own text too
+    assert said["text"].startswith("[FIRING] &lt;!channel&gt; [log in](https://evil.example/x) &lt;https://evil")
+    card = json.loads(teams.requests[0]["body"])["attachments"][0]["content"]
+    blocks = [b for b in card["body"] if device.name in json.dumps(b, ensure_ascii=False)]
+    assert blocks and all(b["type"] == "RichTextBlock" for b in blocks)  # TextRuns: Teams renders no markdown
+    assert blocks[0]["inlines"][0]["text"].startswith(f"[FIRING] {device.name}: syslog message")
 
 
 def test_a_trickling_receiver_is_given_up_inside_the_lease_and_no_second_worker_sends_meanwhile(
