@@ -13,8 +13,11 @@ from pathlib import Path
 import pytest
 from django.core import checks
 from django.utils import timezone
+from hypothesis import example, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
-from monitor.alerts import eventrules
+from monitor.alerts import eventrules, patterns
 from monitor.alerts.forms import RuleForm
 from monitor.alerts.models import AlertState, Rule
 from monitor.alerts.models import Event as AlertEvent
@@ -140,8 +143,24 @@ def test_an_old_rule_re2_cannot_run_is_reported_and_stops_nothing(stack_env):
 
 
 def test_a_pattern_sees_at_most_the_first_characters_of_a_text():
-    from monitor.alerts import patterns
-
     assert patterns.matches("tail$", "x" * (patterns.TEXT_MAX - 4) + "tail")
     assert not patterns.matches("tail$", "x" * patterns.TEXT_MAX + "tail")
     assert patterns.matches("LINK DOWN", "link down on 1/g5")  # case-insensitive, as before
+
+
+ANY_CHARACTER = st.characters(blacklist_categories=())  # surrogates and controls too
+
+
+@hypothesis_settings(max_examples=300, deadline=None)
+@given(pattern=st.text(ANY_CHARACTER, max_size=200), text=st.text(ANY_CHARACTER, max_size=2500))
+@example(pattern="down\ud800", text="link down")
+@example(pattern="down", text="link down \udcff on 1/g5")
+def test_any_pattern_is_run_or_refused_with_a_reason_and_matching_never_raises(pattern, text):
+    try:
+        patterns.compile_pattern(pattern)
+    except patterns.PatternError as exc:
+        assert str(exc)
+        assert patterns.problem(pattern) == str(exc) and not patterns.matches(pattern, text)
+    else:
+        assert patterns.problem(pattern) == ""
+        assert patterns.matches(pattern, text) in (True, False)

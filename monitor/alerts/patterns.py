@@ -35,6 +35,8 @@ def compile_pattern(pattern: str):
         return re2.compile(pattern, _options())
     except re2.error as exc:
         raise PatternError(explain(exc)) from None
+    except UnicodeEncodeError:
+        raise PatternError("it holds characters that are not text (lone surrogates)") from None
 
 
 def explain(exc: Exception) -> str:
