@@ -19,7 +19,7 @@ from monitor.alerts.models import Channel, Delivery, Rule
 from monitor.events.models import Event
 from monitor.models import Device
 from tests.conftest import wait_for
-from tests.webhookkit import Scripted, Trickler, certificates
+from tests.webhookkit import ForwardProxy, Scripted, Trickler, certificates
 
 pytestmark = pytest.mark.django_db(transaction=True)
 KEY = "hmac-k3y-for-doors"
@@ -169,6 +169,35 @@ def test_an_https_receiver_gets_it_with_its_certificate_checked(device, servers,
     refused = Delivery.objects.get(pk=wrong.pk)
     assert refused.status == "queued" and refused.last_error.startswith("SSLCertVerificationError: ")
     assert "IP address mismatch" in refused.last_error
+
+
+def test_the_operators_proxy_tunnels_https_and_forwards_http_unless_no_proxy_exempts(
+    device, servers, tmp_path, monkeypatch
+):
+    ca, cert, key = certificates(tmp_path, "localhost")
+    monkeypatch.setenv("SSL_CERT_FILE", str(ca))
+    secure, plain, proxy = servers(Scripted(tls=(cert, key))), servers(Scripted()), servers(ForwardProxy())
+    for name in ("https_proxy", "http_proxy", "no_proxy", "HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("https_proxy", f"http://monitor:pr0xy-pw@127.0.0.1:{proxy.port}")
+    monkeypatch.setenv("http_proxy", f"127.0.0.1:{proxy.port}")
+    queued(device, Channel.objects.create(name="tls", kind="slack", url=f"https://localhost:{secure.port}/s/T0K3N"))
+    queued(device, Channel.objects.create(name="plain", kind="webhook", url=f"{plain.url}/hooks/x?a=1"),
+           text="raidd: RAID set 3 degraded")  # fmt: skip
+    assert channels.send_due() == {"sent": 2, "failed": 0, "skipped": 0}
+    assert proxy.seen == [
+        (f"CONNECT localhost:{secure.port} HTTP/1.1", "Basic bW9uaXRvcjpwcjB4eS1wdw=="),  # monitor:pr0xy-pw
+        (f"POST {plain.url}/hooks/x?a=1 HTTP/1.1", ""),
+    ]
+    assert (
+        secure.requests[0]["path"] == "/s/T0K3N" and secure.requests[0]["headers"]["Host"] == f"localhost:{secure.port}"
+    )
+    assert plain.requests[0]["path"] == "/hooks/x?a=1" and json.loads(plain.requests[0]["body"])["kind"] == "fire"
+
+    monkeypatch.setenv("no_proxy", "127.0.0.1")  # exempted: straight to the receiver
+    queued(device, Channel.objects.create(name="direct", kind="webhook", url=f"{plain.url}/direct"),
+           text="raidd: RAID set 4 degraded")  # fmt: skip
+    assert channels.send_due()["sent"] == 1 and len(proxy.seen) == 2 and plain.requests[1]["path"] == "/direct"
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -123,6 +124,66 @@ class Trickler:
     def close(self) -> None:
         self.stopping.set()
         self.listener.close()
+
+
+class ForwardProxy:
+    """An HTTP proxy on loopback: CONNECT opens a tunnel, an absolute-URI request is forwarded; it records each
+    request line with its Proxy-Authorization header."""
+
+    def __init__(self):
+        self.seen: list[tuple[str, str]] = []
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = conn.recv(4096)
+            if not chunk:
+                conn.close()
+                return
+            data += chunk
+        head, _, rest = data.partition(b"\r\n\r\n")
+        first, *lines = head.decode("latin-1").split("\r\n")
+        fields = dict(line.split(": ", 1) for line in lines)
+        self.seen.append((first, fields.pop("Proxy-Authorization", "")))
+        method, target, version = first.split(" ")
+        if method == "CONNECT":
+            host, port = target.rsplit(":", 1)
+            upstream = socket.create_connection((host.strip("[]"), int(port)))
+            conn.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+        else:
+            parts = urlsplit(target)
+            upstream = socket.create_connection((parts.hostname, parts.port or 80))
+            origin = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+            kept = "".join(f"{k}: {v}\r\n" for k, v in fields.items())
+            upstream.sendall(f"{method} {origin} {version}\r\n{kept}\r\n".encode("latin-1"))
+        if rest:
+            upstream.sendall(rest)
+        threading.Thread(target=_pipe, args=(upstream, conn), daemon=True).start()
+        _pipe(conn, upstream)
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+def _pipe(source: socket.socket, sink: socket.socket) -> None:
+    """Copy until the source ends, then end the sink's side."""
+    try:
+        while chunk := source.recv(65536):
+            sink.sendall(chunk)
+        sink.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass
 
 
 def certificates(folder: Path, name: str) -> tuple[Path, Path, Path]:

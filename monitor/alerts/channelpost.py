@@ -58,7 +58,7 @@ def post(channel: Channel, body: dict, seconds: float | None = None) -> int:
     try:
         answer = httppost.post(channel.url, data, headers, seconds or channel.timeout_s)
     except httppost.PostFailed as exc:
-        text = redact(str(exc), channel)
+        text = redact(shown(str(exc)), channel)
         if exc.permanent:
             text += " " + GIVEN_UP.format(why="")
         raise NotDelivered(text, permanent=exc.permanent) from None

@@ -5,7 +5,6 @@ delivery's lease, so a watchdog shuts the socket down when the time is up."""
 
 from __future__ import annotations
 
-import contextlib
 import http.client
 import re
 import socket
@@ -16,7 +15,9 @@ import time
 from dataclasses import dataclass
 from urllib.parse import quote, urlsplit
 
-from monitor.alerts.webhookaddress import refusal
+from monitor.alerts.httpproxy import proxy_for, tunnel
+from monitor.alerts.watchdog import Watchdog
+from monitor.alerts.webhookaddress import host_refusal, refusal
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
 CONTROL_OR_SPACE = re.compile(r"[\x00-\x20\x7f]")
@@ -45,7 +46,16 @@ class Target:
     host: str
     port: int
     path: str
-    host_header: str
+
+    @property
+    def authority(self) -> str:
+        """host:port, an IPv6 address in brackets (what a CONNECT names)."""
+        return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
+
+    @property
+    def host_header(self) -> str:
+        """The Host header: the port only when it is not the scheme's own."""
+        return self.authority.rsplit(":", 1)[0] if self.port == DEFAULT_PORTS[self.scheme] else self.authority
 
 
 def parse(url: str) -> Target:
@@ -60,27 +70,36 @@ def parse(url: str) -> Target:
         raise PostFailed("the channel's URL is not http:// or https://", permanent=True)
     if not host or parts.username is not None or CONTROL_OR_SPACE.search(url.strip()):
         raise PostFailed("the channel's URL is malformed: no host, a user name, or white space", permanent=True)
-    shown = f"[{host}]" if ":" in host else host
-    host_header = shown if port == DEFAULT_PORTS[parts.scheme.lower()] else f"{shown}:{port}"
     path = quote((parts.path or "/") + (f"?{parts.query}" if parts.query else ""), safe=string.punctuation)
-    return Target(parts.scheme.lower(), host, port, path, host_header)
+    return Target(parts.scheme.lower(), host, port, path)
 
 
 def post(url: str, body: bytes, headers: dict[str, str], seconds: float) -> Answer:
     """POST `body`; the receiver's answer once its head is in, or PostFailed (an overrun of `seconds` is one)."""
     target = parse(url)
     deadline = time.monotonic() + seconds
-    addresses = _addresses(target, deadline, seconds)
-    sock = _connect(addresses, target.port, deadline, seconds)
+    proxy = proxy_for(target.scheme, target.host)
+    if proxy is None:
+        sock = _connect(_addresses(target.host, target.port, deadline, seconds), deadline, seconds)
+    else:  # the proxy resolves the name: only what the URL writes can be checked here
+        why = host_refusal(target.host)
+        if why:
+            raise PostFailed(why, permanent=True)
+        sock = _connect(_addresses(proxy.host, proxy.port, deadline, seconds, checked=False), deadline, seconds)
     watchdog = Watchdog(sock, deadline)
     conn = None
     try:
         sock.settimeout(max(deadline - time.monotonic(), 0.01))  # each operation too, should the watchdog be late
+        path, extra = target.path, {}
+        if proxy is not None and target.scheme == "https":
+            tunnel(sock, target.authority, proxy)
+        elif proxy is not None:
+            path, extra = f"http://{target.host_header}{target.path}", proxy.headers
         if target.scheme == "https":
             sock = ssl.create_default_context().wrap_socket(sock, server_hostname=target.host)
         conn = http.client.HTTPConnection(target.host, target.port)
         conn.sock = sock  # the checked, connected socket: http.client does no lookup or connect of its own
-        conn.request("POST", target.path, body=body, headers={**headers, "Host": target.host_header})
+        conn.request("POST", path, body=body, headers={**headers, **extra, "Host": target.host_header})
         response = conn.getresponse()
         return Answer(response.status, response.reason or "", response.getheader("Location") or "")
     except (OSError, ValueError, http.client.HTTPException) as exc:
@@ -98,14 +117,14 @@ def overrun(seconds: float) -> str:
     return f"no complete answer within {max(round(seconds), 1)} s (the receiver is too slow)"
 
 
-def _addresses(target: Target, deadline: float, seconds: float) -> list[tuple]:
+def _addresses(host: str, port: int, deadline: float, seconds: float, checked: bool = True) -> list[tuple]:
     """Every address the host resolves to, looked up within the deadline; one the policy refuses refuses all."""
     found: list = []
     done = threading.Event()
 
     def lookup() -> None:
         try:
-            found.extend(socket.getaddrinfo(target.host, target.port, type=socket.SOCK_STREAM))
+            found.extend(socket.getaddrinfo(host, port, type=socket.SOCK_STREAM))
         except OSError as exc:
             found.append(exc)
         done.set()
@@ -116,13 +135,13 @@ def _addresses(target: Target, deadline: float, seconds: float) -> list[tuple]:
     if found and isinstance(found[0], OSError):
         raise PostFailed(f"{type(found[0]).__name__}: {found[0]}")
     for *_, address in found:
-        why = refusal(address[0])
+        why = refusal(address[0]) if checked else None
         if why:
             raise PostFailed(why, permanent=True)
     return [(family, kind, proto, address) for family, kind, proto, _, address in found]
 
 
-def _connect(addresses: list[tuple], port: int, deadline: float, seconds: float) -> socket.socket:
+def _connect(addresses: list[tuple], deadline: float, seconds: float) -> socket.socket:
     """A connection to the first of the checked addresses that answers, within the deadline."""
     error: OSError | None = None
     for family, kind, proto, address in addresses:
@@ -141,28 +160,3 @@ def _connect(addresses: list[tuple], port: int, deadline: float, seconds: float)
             sock.close()
             error = exc
     raise PostFailed(f"{type(error).__name__}: {error}" if error else "no address to connect to")
-
-
-class Watchdog:
-    """Shuts a socket down at the deadline, so a blocked read returns at once; `fired` says it did."""
-
-    def __init__(self, sock: socket.socket, deadline: float):
-        self.fired = False
-        self._handle = sock.dup()  # the same connection: still reachable once TLS has wrapped the socket
-        self._lock = threading.Lock()
-        self._timer = threading.Timer(max(deadline - time.monotonic(), 0), self._fire)
-        self._timer.daemon = True
-        self._timer.start()
-
-    def _fire(self) -> None:
-        with self._lock:
-            if self._handle.fileno() == -1:
-                return  # the send ended first
-            self.fired = True
-            with contextlib.suppress(OSError):  # the peer closed it already
-                self._handle.shutdown(socket.SHUT_RDWR)
-
-    def cancel(self) -> None:
-        self._timer.cancel()
-        with self._lock:
-            self._handle.close()
