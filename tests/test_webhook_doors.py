@@ -264,6 +264,8 @@ def test_webhooks_to_the_monitors_own_host_or_the_metadata_address_are_refused(d
     assert page.status_code == 200 and "link-local" in page.content.decode()
     page = admin_client.post("/admin/alerts/channel/add/", {**form, "url": f"http://127.0.0.1:{local.port}/x"})
     assert page.status_code == 200 and "ALERTS_WEBHOOK_ALLOW_LOOPBACK" in page.content.decode()
+    page = admin_client.post("/admin/alerts/channel/add/", {**form, "url": "https://u:pw@hooks.example.com/x"})
+    assert page.status_code == 200 and "Put no user name or password in the URL" in page.content.decode()
     assert not Channel.objects.filter(name="meta").exists()
 
     settings.ALERTS_WEBHOOK_ALLOW_LOOPBACK = True  # the operator's choice: a receiver on this host is allowed

@@ -42,9 +42,12 @@ class Channel(models.Model):
 
         try:
             URLValidator(schemes=["http", "https"])(self.url or "")
-            refused = host_refusal(urlsplit(self.url).hostname or "")
+            parts = urlsplit(self.url)
+            refused = host_refusal(parts.hostname or "")
         except (ValidationError, ValueError):
             raise ValidationError({"url": "Enter the webhook's http:// or https:// URL."}) from None
+        if parts.username is not None:
+            raise ValidationError({"url": "Put no user name or password in the URL: the sender does not use them."})
         if refused:
             raise ValidationError({"url": f"{refused[0].upper()}{refused[1:]}."})
 
