@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import threading
 import time
 
@@ -149,7 +150,7 @@ def test_a_trickling_receiver_is_given_up_inside_the_lease_and_no_second_worker_
 
     assert len(slow.requests) == 1, (first, second)  # sent once: nobody else sent it while the first held it
     assert set(second) == {"claimed elsewhere"}
-    assert first["outcome"] == "failed: no complete answer within 4 s (the receiver is too slow)"
+    assert re.fullmatch(r"failed: no complete answer within [34] s \(the receiver is too slow\)", first["outcome"])
     assert first["at"] < lease_end  # gave up strictly inside the lease
     row.refresh_from_db()
     assert (row.status, row.attempts, row.claimed_by, row.claimed_until) == ("queued", 1, "", None)
