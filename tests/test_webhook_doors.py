@@ -89,20 +89,25 @@ def test_a_redirect_is_not_followed_and_the_alert_waits_for_its_retry(code, devi
 
 def test_a_hostile_location_is_escaped_and_keeps_the_channels_secret(device, servers, client, admin_user, caplog):
     secret_path = "/services/T0K3N/S3CRET"
-    location = f"https://127.0.0.1:9{secret_path}?\x1b[2J<script>alert(1)</script>"
-    hook = servers(Scripted(lambda request: (301, {"Location": location}, b"")))
+    location = f"https://127.0.0.1:9{secret_path}?\x1b[2J<script>alert(1)</script>"  # the https twin, and worse
+    long = f"https://127.0.0.1:9/{'p' * 270}{secret_path}"  # the secret across the shown text's 300 characters
+    locations = iter([location, long])
+    hook = servers(Scripted(lambda request: (301, {"Location": next(locations)}, b"")))
     channel = Channel.objects.create(name="slack", kind="slack", url=f"{hook.url}{secret_path}")
     row = queued(device, channel)
+    client.force_login(admin_user)
     with caplog.at_level(logging.INFO, logger="monitor.alerts"):
         assert channels.send_due()["failed"] == 1
+        row.refresh_from_db()
+        assert row.last_error == "redirected to https://127.0.0.1:9***?\\x1b[2J<script>alert(1)</script> (not followed)"
+        for page in ("/admin/alerts/delivery/", "/alerts/"):
+            html = client.get(page).content.decode()
+            assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "<script>alert(1)" not in html, page
+            assert "T0K3N" not in html and "\x1b" not in html, page
+        wait_for(lambda: channels.send_due()["failed"], 20, "the retry")
     row.refresh_from_db()
-    assert row.last_error == "redirected to https://127.0.0.1:9***?\\x1b[2J<script>alert(1)</script> (not followed)"
+    assert row.last_error == f"redirected to https://127.0.0.1:9/{'p' * 270}*** (not followed)"
     assert "T0K3N" not in caplog.text and "\x1b" not in caplog.text and "redirected to https" in caplog.text
-    client.force_login(admin_user)
-    for page in ("/admin/alerts/delivery/", "/alerts/"):
-        html = client.get(page).content.decode()
-        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "<script>alert(1)" not in html, page
-        assert "T0K3N" not in html and "\x1b" not in html, page
 
 
 def test_device_strings_make_no_mention_link_or_markdown_in_slack_and_teams(device, servers):

@@ -58,7 +58,7 @@ def post(channel: Channel, body: dict, seconds: float | None = None) -> int:
     try:
         answer = httppost.post(channel.url, data, headers, seconds or channel.timeout_s)
     except httppost.PostFailed as exc:
-        text = redact(shown(str(exc)), channel)
+        text = shown(redact(str(exc), channel), 500)
         if exc.permanent:
             text += " " + GIVEN_UP.format(why="")
         raise NotDelivered(text, permanent=exc.permanent) from None
@@ -71,9 +71,9 @@ def judged(answer: httppost.Answer, channel: Channel) -> int:
     if 200 <= status < 300:
         return status
     if 300 <= status < 400:
-        where = shown(answer.location) or "nowhere (no Location)"
-        raise NotDelivered(redact(f"redirected to {where} (not followed)", channel), status)
-    text = redact(f"HTTP {status} {shown(answer.reason, 100)}".strip(), channel)
+        where = shown(redact(answer.location, channel)) or "nowhere (no Location)"  # redacted before it is cut
+        raise NotDelivered(f"redirected to {where} (not followed)", status)
+    text = f"HTTP {status} {shown(redact(answer.reason, channel), 100)}".strip()
     if 400 <= status < 500 and status not in RETRYABLE_4XX:
         raise NotDelivered(f"{text} {GIVEN_UP.format(why='the receiver refuses this message; ')}", status, True)
     raise NotDelivered(text, status)
