@@ -341,6 +341,9 @@ ALERTS_RETRY_BASE_S = env_int("ALERTS_RETRY_BASE_S", 30, minimum=1)
 ALERTS_RETRY_MAX_S = env_int("ALERTS_RETRY_MAX_S", 1800, minimum=1)
 # A worker that claimed a mail owns it this long; after that (a crash) another worker may send it.
 ALERTS_SEND_LEASE_S = env_int("ALERTS_SEND_LEASE_S", 120, minimum=10)
+# Webhook, Slack and Teams channels may post to the monitor's own host (loopback) only when this is on; link-local
+# and cloud metadata addresses are refused always (monitor/alerts/webhookaddress.py).
+ALERTS_WEBHOOK_ALLOW_LOOPBACK = env_bool("ALERTS_WEBHOOK_ALLOW_LOOPBACK", False)
 
 # Events: the trap and syslog receivers (manage.py receive_traps / receive_syslog), retention and flood bounds
 # (monitor/events/, docs/events.md).

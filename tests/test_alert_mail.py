@@ -13,6 +13,7 @@ from monitor.alerts.models import AlertState, Event, Maintenance
 from monitor.devstack.processes import free_udp_port
 from monitor.polling.run import run_poll
 from tests import test_alert_kit as kit
+from tests.conftest import wait_for
 from tests.test_alert_kit import HIGH, make_switch, poll, prime, subjects, util_rule
 
 smtp, restore_rates = kit.smtp, kit.restore_rates  # fixtures
@@ -151,3 +152,36 @@ def test_device_not_answering_default_fires_after_three_polls_and_recovers(agent
     poll(device, gap=0)
     assert delivery.send_due()["sent"] == 1
     assert str(smtp.messages[1]["Subject"]).startswith("[RECOVERED] flaky")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_device_strings_add_no_header_nor_recipient_to_a_mail(clean_backends, smtp):
+    """A device's name and a syslog line carrying CR/LF (and the other line breaks of Python's email parser, and a
+    bidi override) end up in the subject: they stay in it, on one line; no Bcc, no extra header, no other recipient."""
+    from monitor.alerts import eventrules  # noqa: F401 - the rule hangs off the receiver's events_stored signal
+    from monitor.alerts.models import Rule
+    from monitor.events.syslogd import SyslogReceiver
+    from monitor.models import Device
+    from tests import eventkit
+
+    device = Device.objects.create(name="sw\r\nBcc: victim@evil.example\u202e", host="127.0.0.1", community="x")
+    Rule.objects.create(name="raid", metric="event", scope="device", device=device, for_polls=1, fire_level=0.5,
+                        clear_level=0.5, event_kind="syslog", recipient_emails="ops@example.com")  # fmt: skip
+    line = ("<27>raidd: degraded\r\nBcc: victim2@evil.example\r\nX-Injected: crlf\u2028X-Injected: ls"
+            "\x85X-Injected: nel\x0bX-Injected: vt\x1cX-Injected: fs")  # fmt: skip
+    receiver = SyslogReceiver("127.0.0.1", 0, name="syslog@mail").start()
+    try:
+        eventkit.send_udp(receiver.port, line.encode())
+        stored = eventkit.events_of(device, 1, source="syslog")
+        wait_for(lambda: Event.objects.filter(rule__device=device, mail="queued").exists(), 15, "the alert mail queued")
+    finally:
+        receiver.stop()
+    assert "X-Injected" in stored[0].text  # the device's words are kept, as text
+    assert delivery.send_due()["sent"] == 1
+    assert smtp.sink.recipients == [["ops@example.com"]]
+    mail = smtp.messages[0]
+    expected = {"Content-Type", "MIME-Version", "Subject", "From", "To", "Date", "Message-ID", "X-Monitor-Event"}
+    assert set(mail.keys()) <= expected, mail.keys()
+    subject = str(mail["Subject"]).strip()  # a folded, encoded subject reads back with a leading space
+    assert subject.startswith("[FIRING] sw Bcc: victim@evil.example : syslog message — raidd: degraded Bcc: victim2")
+    assert not any(c in subject for c in "\r\n\x0b\x1c\x85\u2028\u202e")  # nor a bidi override to spoof it

@@ -12,7 +12,7 @@ class AlertsConfig(AppConfig):
     def ready(self) -> None:
         from django.db.models.signals import post_save
 
-        from monitor.alerts import evaluator, eventrules, tasks, timeline  # noqa: F401 - tasks registers Celery tasks
+        from monitor.alerts import checks, evaluator, eventrules, tasks, timeline  # noqa: F401 - checks, tasks register
         from monitor.alerts.models import Event, Maintenance
         from monitor.events.signals import events_stored
         from monitor.polling.signals import polls_finished

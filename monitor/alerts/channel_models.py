@@ -32,21 +32,34 @@ class Channel(models.Model):
         return f"{self.name} ({self.get_kind_display()})"
 
     def clean(self) -> None:
+        """An http(s) URL to a host the monitor may send to (monitor.alerts.webhookaddress)."""
+        from urllib.parse import urlsplit
+
         from django.core.exceptions import ValidationError
         from django.core.validators import URLValidator
 
+        from monitor.alerts.webhookaddress import host_refusal
+
         try:
             URLValidator(schemes=["http", "https"])(self.url or "")
-        except ValidationError:
+            parts = urlsplit(self.url)
+            refused = host_refusal(parts.hostname or "")
+        except (ValidationError, ValueError):
             raise ValidationError({"url": "Enter the webhook's http:// or https:// URL."}) from None
+        if parts.username is not None:
+            raise ValidationError({"url": "Put no user name or password in the URL: the sender does not use them."})
+        if refused:
+            raise ValidationError({"url": f"{refused[0].upper()}{refused[1:]}."})
 
 
 class Delivery(models.Model):
-    """One event for one channel: queued until the receiver takes it (HTTP 2xx), retried with back-off."""
+    """One event for one channel: queued until the receiver takes it (HTTP 2xx), retried with back-off; given up
+    (failed) when it cannot succeed (a 4xx refusal, a malformed or refused URL) until an admin sends it again."""
 
     class Status(models.TextChoices):
         QUEUED = "queued", "waiting to be sent"
         SENT = "sent", "sent"
+        FAILED = "failed", "given up (send it again once the channel is fixed)"
 
     event = models.ForeignKey("alerts.Event", on_delete=models.CASCADE, related_name="deliveries")
     channel = models.ForeignKey(Channel, on_delete=models.CASCADE, related_name="deliveries")

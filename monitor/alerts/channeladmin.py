@@ -11,7 +11,8 @@ from django.utils.decorators import method_decorator
 from django.views.decorators.debug import sensitive_post_parameters
 
 from monitor.alerts.adminbuttons import SaveThenTest
-from monitor.alerts.channels import NotDelivered, redact, send_test
+from monitor.alerts.channelpost import NotDelivered, redact
+from monitor.alerts.channels import send_again, send_test
 from monitor.alerts.models import Channel, Delivery
 
 KEEP = "Leave empty to keep the stored value."
@@ -78,6 +79,21 @@ class DeliveryAdmin(admin.ModelAdmin):
     list_display = ("created_at", "channel", "event", "status", "attempts", "last_status", "sent_at", "last_error")
     list_filter = ("status", "channel")
     search_fields = ("event__device__name", "event__rule__name", "channel__name")
+    actions = ["send_again"]
+
+    @admin.action(description="Send the selected deliveries again (given up or waiting)", permissions=["resend"])
+    def send_again(self, request: HttpRequest, queryset) -> None:
+        """Once a channel is fixed, what it gave up on goes out again (now, and retried as any delivery)."""
+        from monitor.alerts.evaluator import _kick_sender
+
+        count = send_again(queryset)
+        if count:
+            _kick_sender()
+        noun = "delivery" if count == 1 else "deliveries"
+        self.message_user(request, f"{count} {noun} queued to be sent again.", messages.SUCCESS)
+
+    def has_resend_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("alerts.change_channel")
 
     def has_add_permission(self, request) -> bool:
         return False

@@ -3,62 +3,20 @@ failure retry with the mail's back-off. Each channel's rows wait only for that c
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import json
 import logging
-import time
-import urllib.error
-import urllib.request
 from datetime import timedelta
 
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from monitor.alerts import payloads
+from monitor.alerts.channelpost import NotDelivered, post
 from monitor.alerts.delivery import backoff_s, claim_row, unclaimed
 from monitor.alerts.models import Channel, Delivery
 
 log = logging.getLogger(__name__)
-QUEUED, SENT = Delivery.Status.QUEUED, Delivery.Status.SENT
-
-
-class NotDelivered(Exception):
-    """The receiver did not take the message; the text names the HTTP status or the network error, no secret."""
-
-    def __init__(self, message: str, status: int | None = None):
-        super().__init__(message)
-        self.status = status
-
-
-def redact(text: str, channel: Channel) -> str:
-    """No webhook URL (Slack's and Teams' hold their credential) nor signing key in a log, page or row."""
-    for secret in (channel.url, channel.secret):
-        if secret:
-            text = text.replace(secret, "***")
-    return text[:500]
-
-
-def post(channel: Channel, body: dict) -> int:
-    """POST the JSON (signed for a webhook with a key); the HTTP status, or NotDelivered."""
-    data = json.dumps(body, separators=(",", ":")).encode()
-    headers = {"Content-Type": "application/json", "User-Agent": "snmp-monitor"}
-    if channel.kind == Channel.Kind.WEBHOOK and channel.secret:
-        stamp = str(int(time.time()))
-        signed = hmac.new(channel.secret.encode(), stamp.encode() + b"." + data, hashlib.sha256).hexdigest()
-        headers |= {"X-Monitor-Timestamp": stamp, "X-Monitor-Signature": f"sha256={signed}"}
-    if not channel.url.lower().startswith(("http://", "https://")):
-        raise NotDelivered("the channel's URL is not http:// or https://")
-    request = urllib.request.Request(channel.url, data=data, headers=headers, method="POST")  # noqa: S310 - checked
-    try:
-        with urllib.request.urlopen(request, timeout=channel.timeout_s) as response:  # noqa: S310 - http(s) only
-            return response.status
-    except urllib.error.HTTPError as exc:
-        raise NotDelivered(f"HTTP {exc.code} {exc.reason}", exc.code) from None
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        reason = getattr(exc, "reason", exc)  # a URLError wraps what went wrong: say that (refused, timed out)
-        named = reason if isinstance(reason, BaseException) else exc
-        raise NotDelivered(redact(f"{type(named).__name__}: {reason}", channel)) from None
+QUEUED, SENT, FAILED = Delivery.Status.QUEUED, Delivery.Status.SENT, Delivery.Status.FAILED
+LEASE_MARGIN_S = 2.0  # a send ends this long before its claim's lease does: no other worker takes the row meanwhile
 
 
 def queue(event, channels: list[Channel]) -> int:
@@ -95,26 +53,39 @@ def send_one(delivery_id: int) -> str:
     if token is None:
         return "claimed elsewhere"
     row = Delivery.objects.select_related("channel", "event__rule", "event__device").get(pk=delivery_id)
-    attempts = row.attempts + 1
     try:
-        status = post(row.channel, payloads.BUILDERS[row.channel.kind](row.event))
+        status = post(row.channel, payloads.BUILDERS[row.channel.kind](row.event), time_left(row))
     except NotDelivered as exc:
-        Delivery.objects.filter(pk=delivery_id, claimed_by=token).update(
-            attempts=attempts,
-            last_error=str(exc),
-            last_status=exc.status,
-            next_attempt_at=timezone.now() + timedelta(seconds=backoff_s(attempts)),
-            claimed_by="",
-            claimed_until=None,
-        )
-        log.warning(
-            "alert event %s to channel %s not delivered (attempt %s): %s", row.event_id, row.channel, attempts, exc
-        )
+        _failed(row, token, exc)
         return f"failed: {exc}"
     Delivery.objects.filter(pk=delivery_id, claimed_by=token).update(
-        status=SENT, sent_at=timezone.now(), attempts=attempts, last_status=status, last_error="", claimed_until=None
-    )
+        status=SENT, sent_at=timezone.now(), attempts=row.attempts + 1, last_status=status, last_error="",
+        claimed_until=None,
+    )  # fmt: skip
     return "sent"
+
+
+def time_left(row: Delivery) -> float:
+    """The send's one deadline: the channel's timeout, cut to end LEASE_MARGIN_S before the claim's lease does."""
+    left = (row.claimed_until - timezone.now()).total_seconds() - LEASE_MARGIN_S if row.claimed_until else 0.0
+    if left <= 0:
+        raise NotDelivered("the claim's lease ran out before the message was sent")
+    return min(float(row.channel.timeout_s), left)
+
+
+def _failed(row: Delivery, token: str, exc: NotDelivered) -> None:
+    """Count the attempt and keep the reason; retried after the back-off, or given up when it cannot succeed."""
+    attempts = row.attempts + 1
+    fields = {"attempts": attempts, "last_error": str(exc), "last_status": exc.status, "claimed_by": "",
+              "claimed_until": None}  # fmt: skip
+    if exc.permanent:
+        fields |= {"status": FAILED, "next_attempt_at": None}
+    else:
+        fields["next_attempt_at"] = timezone.now() + timedelta(seconds=backoff_s(attempts))
+    Delivery.objects.filter(pk=row.pk, claimed_by=token).update(**fields)
+    level = logging.ERROR if exc.permanent else logging.WARNING
+    log.log(level, "alert event %s to channel %s not delivered (attempt %s): %s", row.event_id, row.channel, attempts,
+            exc)  # fmt: skip
 
 
 def send_due() -> dict[str, int]:
@@ -150,18 +121,33 @@ def send_test(channel: Channel, requested_by: str = "") -> str:
 
 
 def failing() -> list[dict]:
-    """What the alerts page shows for each channel whose messages wait after a failed attempt."""
-    rows = Delivery.objects.filter(status=QUEUED, attempts__gt=0).select_related("channel").order_by("-id")[:500]
-    found: dict[int, dict] = {}
+    """What the alerts page shows per channel: messages waiting after a failed attempt, and messages given up."""
+    rows = (
+        Delivery.objects.filter(status__in=[QUEUED, FAILED], attempts__gt=0)
+        .select_related("channel")
+        .order_by("-id")[:500]
+    )
+    found: dict[tuple[int, str], dict] = {}
     for row in rows:  # newest first: the first row seen of a channel holds its last error
-        entry = found.setdefault(row.channel_id, {"channel": row.channel.name, "error": row.last_error, "rows": []})
+        key = (row.channel_id, row.status)
+        entry = found.setdefault(
+            key, {"channel": row.channel.name, "error": row.last_error, "given_up": row.status == FAILED, "rows": []}
+        )
         entry["rows"].append(row)
     return [
         {
             "channel": entry["channel"],
             "error": entry["error"],
+            "given_up": entry["given_up"],
             "waiting": len(entry["rows"]),
-            "next_attempt_at": min(r.next_attempt_at for r in entry["rows"] if r.next_attempt_at),
+            "next_attempt_at": min((r.next_attempt_at for r in entry["rows"] if r.next_attempt_at), default=None),
         }
         for entry in found.values()
     ]
+
+
+def send_again(rows) -> int:
+    """The delivery log's action: given-up (or waiting) rows queued to be sent now; how many."""
+    return rows.exclude(status=SENT).update(
+        status=QUEUED, next_attempt_at=timezone.now(), claimed_by="", claimed_until=None
+    )

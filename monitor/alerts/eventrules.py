@@ -4,12 +4,11 @@ hold (for N events), flapping, repeats, maintenance and mail are the same."""
 
 from __future__ import annotations
 
-import re
 from datetime import timedelta
 
 from django.utils import timezone
 
-from monitor.alerts import scopes
+from monitor.alerts import patterns, scopes
 from monitor.alerts.evaluator import _advance, _kick_sender
 from monitor.alerts.models import AlertState, Rule
 from monitor.alerts.rules import EVENT
@@ -27,19 +26,12 @@ def matches(rule: Rule, event) -> bool:
         return False
     if rule.scope == Rule.Scope.SERIES and event.port != rule.instance:
         return False
-    return not rule.event_pattern or _pattern(rule.event_pattern).search(event.text) is not None
+    return not rule.event_pattern or patterns.matches(rule.event_pattern, event.text)
 
 
 def clears(rule: Rule, event) -> bool:
     """A clearing event: the kind that ends the rule's kind (linkUp for linkDown), for its target."""
     return bool(rule.event_kind) and CLEARED_BY.get(rule.event_kind) == event.kind
-
-
-def _pattern(text: str) -> re.Pattern:
-    try:
-        return re.compile(text, re.IGNORECASE)
-    except re.error:  # the form refuses bad patterns; an old row must not break evaluation
-        return re.compile(re.escape(text), re.IGNORECASE)
 
 
 def target(event) -> str:

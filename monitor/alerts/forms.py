@@ -6,12 +6,11 @@ and readable tree branches only (the admin, staff only, passes none and offers e
 
 from __future__ import annotations
 
-import re
-
 from django import forms
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 
+from monitor.alerts import patterns
 from monitor.alerts.models import Maintenance, Rule
 from monitor.alerts.rules import EVENT, METRICS
 from monitor.alerts.scopes import branches_supported
@@ -96,11 +95,12 @@ class RuleForm(VisibleChoices, forms.ModelForm):
         self.fields["quiet_minutes"].required = False  # forms from before event rules leave it out
 
     def clean_event_pattern(self) -> str:
+        """A pattern re2 can run (linear time: no backreferences nor lookarounds), or why not."""
         pattern = self.cleaned_data.get("event_pattern", "")
         try:
-            re.compile(pattern)
-        except re.error as exc:
-            raise ValidationError(f"Not a regular expression: {exc}.") from None
+            patterns.compile_pattern(pattern)
+        except patterns.PatternError as exc:
+            raise ValidationError(f"Not a pattern this monitor can run: {exc}.") from None
         return pattern
 
     def clean(self) -> dict:

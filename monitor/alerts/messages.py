@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from datetime import timedelta
 from urllib.parse import urlencode
 
@@ -26,8 +25,17 @@ HEADLINES = {
 
 
 def _plain(text: str, limit: int = 120) -> str:
-    """A device string fit for a subject line: no control characters, bounded length."""
-    return re.sub(r"[\x00-\x1f\x7f]+", " ", text)[:limit]
+    """A device string fit for a subject line, bounded: every run of characters that is not printable (controls,
+    C1 and Unicode line breaks, which Python's email parser also splits on, bidi overrides) one space."""
+    kept: list[str] = []
+    for char in text:
+        if char.isprintable():
+            kept.append(char)
+        elif not kept or kept[-1] != " ":
+            kept.append(" ")
+        if len(kept) >= limit:
+            break
+    return "".join(kept)
 
 
 def duration_text(seconds: float) -> str:

@@ -59,7 +59,11 @@ class Rule(models.Model):
         choices=SEVERITY_CHOICES, null=True, blank=True, help_text="Event rules: this severity or worse (empty: any)."
     )
     event_pattern = models.CharField(
-        max_length=200, blank=True, default="", help_text="Event rules: a regular expression the text must contain."
+        max_length=200,
+        blank=True,
+        default="",
+        help_text="Event rules: a regular expression the text must contain, case-insensitive (RE2 syntax: no "
+        "backreferences or lookarounds).",
     )
     quiet_minutes = models.PositiveIntegerField(
         default=15,

@@ -46,7 +46,7 @@ def slack(event) -> dict:
     ctx = context(event)
     text = f"*{_slack_escape(summary(ctx))}*\n{_slack_escape(detail(ctx))}\n<{ctx['link']}|Open the graphs>"
     return {
-        "text": summary(ctx),  # notifications and clients without blocks
+        "text": _slack_escape(summary(ctx)),  # notifications and clients without blocks: mrkdwn too
         "attachments": [{"color": COLOURS.get(event.kind, "#888888"), "blocks": [_section(text)]}],
     }
 
@@ -66,10 +66,7 @@ def teams(event) -> dict:
         "type": "AdaptiveCard",
         "$schema": "http://adaptivecards.io/schemas/adaptive-card.json",
         "version": "1.4",
-        "body": [
-            {"type": "TextBlock", "text": summary(ctx), "weight": "Bolder", "wrap": True},
-            {"type": "TextBlock", "text": detail(ctx), "wrap": True},
-        ],
+        "body": [_plain_block(summary(ctx), weight="Bolder"), _plain_block(detail(ctx))],
         "actions": [{"type": "Action.OpenUrl", "title": "Open the graphs", "url": ctx["link"]}],
     }
     return {
@@ -78,6 +75,11 @@ def teams(event) -> dict:
             {"contentType": "application/vnd.microsoft.card.adaptive", "contentUrl": None, "content": card}
         ],
     }
+
+
+def _plain_block(text: str, **style) -> dict:
+    """Device strings as a TextRun, which Teams renders as written: a TextBlock's markdown would make links."""
+    return {"type": "RichTextBlock", "inlines": [{"type": "TextRun", "text": text, **style}]}
 
 
 BUILDERS = {"webhook": webhook, "slack": slack, "teams": teams}
