@@ -52,6 +52,13 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 500,
 }
+# API tokens (Admin → API tokens): API_TOKEN_DAYS is a new token's lifetime unless its maker picks another, up to
+# API_TOKEN_MAX_DAYS. A directory (LDAP) account's token has the account's groups and staff flags read again from the
+# directory when they were last read more than API_TOKEN_DIRECTORY_CHECK_S ago (0: at every request); a directory
+# that does not confirm the account (gone, or not answering) refuses the token (docs/api.md).
+API_TOKEN_MAX_DAYS = env_int("API_TOKEN_MAX_DAYS", 365, minimum=1, maximum=3650)
+API_TOKEN_DAYS = env_int("API_TOKEN_DAYS", min(90, API_TOKEN_MAX_DAYS), minimum=1, maximum=API_TOKEN_MAX_DAYS)
+API_TOKEN_DIRECTORY_CHECK_S = env_int("API_TOKEN_DIRECTORY_CHECK_S", 900, minimum=0, maximum=86400)
 SPECTACULAR_SETTINGS = {
     "TITLE": "SNMP monitor API",
     "VERSION": "1",

@@ -20,7 +20,7 @@ COMMUNITY = "switch"
 
 
 def bearer(user) -> Client:
-    _, raw = ApiToken.issue(user, "test")
+    _, raw = ApiToken.issue(user, "test", scope=ApiToken.Scope.WRITE)
     return Client(HTTP_AUTHORIZATION=f"Bearer {raw}")
 
 
