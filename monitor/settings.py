@@ -41,6 +41,9 @@ INSTALLED_APPS = [
 ]
 
 # The REST API (/api/devices/, /api/graphs/, /api/trees/; schema at /api/schema/): a login or an API token.
+# Every list is paged by limit/offset: API_PAGE_SIZE rows unless asked, a limit above API_MAX_PAGE_SIZE is a 400.
+API_MAX_PAGE_SIZE = env_int("API_MAX_PAGE_SIZE", 1000, minimum=10, maximum=10000)
+API_PAGE_SIZE = env_int("API_PAGE_SIZE", min(500, API_MAX_PAGE_SIZE), minimum=1, maximum=API_MAX_PAGE_SIZE)
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "monitor.restapi.auth.BearerTokenAuthentication",
@@ -49,8 +52,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
-    "PAGE_SIZE": 500,
+    "DEFAULT_PAGINATION_CLASS": "monitor.restapi.pagination.BoundedPagination",
+    "PAGE_SIZE": API_PAGE_SIZE,
 }
 # API tokens (Admin → API tokens): API_TOKEN_DAYS is a new token's lifetime unless its maker picks another, up to
 # API_TOKEN_MAX_DAYS. A directory (LDAP) account's token has the account's groups and staff flags read again from the
