@@ -15,6 +15,7 @@ from monitor.events.models import Event
 from monitor.events.query import Filters, in_window
 from monitor.graphs.access import access_for
 from monitor.graphs.timerange import RangeError, TimeRange, parse_range
+from monitor.graphs.trees.models import AggregateGraph
 from monitor.graphs.viewhelpers import api_auth, json_error
 from monitor.timeseries.templates import TEMPLATES
 
@@ -70,7 +71,8 @@ def _target(device_id: int, template: str, instance: str) -> dict:
 
 
 def _plots(access, graph_ids: list[int], aggregate_ids: list[int]) -> tuple[dict, dict]:
-    """The readable graphs' targets, and each readable aggregate's members' targets."""
+    """The readable graphs' targets, and each readable aggregate's targets of the members the user may read (an
+    aggregate's sum is readable without its members; their devices and ports are not)."""
     graphs = {
         str(pk): _target(device_id, template, instance)
         for pk, device_id, template, instance in access.graphs()
@@ -79,15 +81,15 @@ def _plots(access, graph_ids: list[int], aggregate_ids: list[int]) -> tuple[dict
     }
     aggregates: dict[str, dict] = {}
     if aggregate_ids:
+        readable = list(access.aggregates().filter(pk__in=aggregate_ids).values_list("pk", flat=True))
+        aggregates = {str(pk): {"members": []} for pk in readable}
         members = (
-            access.aggregates()
-            .filter(pk__in=aggregate_ids)
-            .values_list("pk", "members__device_id", "members__template", "members__instance")
+            AggregateGraph.members.through.objects.filter(aggregategraph_id__in=readable, graph__in=access.graphs())
+            .order_by("aggregategraph_id", "graph_id")
+            .values_list("aggregategraph_id", "graph__device_id", "graph__template", "graph__instance")
         )
         for pk, device_id, template, instance in members:
-            entry = aggregates.setdefault(str(pk), {"members": []})
-            if device_id is not None:
-                entry["members"].append(_target(device_id, template, instance))
+            aggregates[str(pk)]["members"].append(_target(device_id, template, instance))
     return graphs, aggregates
 
 
