@@ -80,3 +80,15 @@ def test_every_list_is_paged_with_a_bounded_page(reader_api, path):
     if page["count"] > 1000:
         rest = api.get(page["next"]).json()
         assert len(page["results"]) + len(rest["results"]) == page["count"]
+
+
+def test_an_id_past_the_databases_integers_is_a_400_not_a_500(reader_api, client, django_user_model):
+    api = reader_api["api"]
+    huge = "4911482856844189237248"  # what the fuzz sent: SQLite cannot hold it, the query raised
+    refused = api.get(f"/api/events/?range=1d&device={huge}")
+    assert refused.status_code == 400 and "device" in refused.json()
+    assert api.get(f"/api/events/?range=1d&device={reader_api['switch'].pk}").json()["count"] == STORED
+    assert api.get(f"/api/events/markers?graph={huge}").status_code == 400
+    client.force_login(django_user_model.objects.get(username="reader"))
+    page = client.get(f"/events/?range=1d&device={huge}")
+    assert page.status_code == 200 and "is not a valid value" in page.content.decode()
