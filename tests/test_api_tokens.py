@@ -122,6 +122,10 @@ def test_a_staff_user_issues_tokens_only_for_themself_and_sees_only_their_own(fl
     assert raw not in listing and raw not in shown_again and raw not in repr(list(LogEntry.objects.values()))
     assert "escalate" in listing and "admin&#x27;s own" not in listing and "admin's own" not in listing
     assert "Expires" in listing and "Last used" in listing
+    theirs = ApiToken.objects.get(name="admin's own")  # another's token is not there to open or delete
+    assert client.get(f"/admin/trees/apitoken/{theirs.pk}/change/").status_code == 302
+    client.post(f"/admin/trees/apitoken/{theirs.pk}/delete/", {"post": "yes"})
+    assert ApiToken.objects.filter(pk=theirs.pk).exists()
     too_long = client.post("/admin/trees/apitoken/add/", form | {"name": "forever", "days": 400})
     assert too_long.status_code == 200 and "at most 365" in too_long.content.decode()
     assert not ApiToken.objects.filter(name="forever").exists()
