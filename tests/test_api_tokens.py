@@ -18,7 +18,7 @@ from django.test import Client
 from django.utils import timezone
 
 from monitor.core.directory import ldap_settings
-from monitor.graphs.trees.models import ApiToken, Tree, TreeNode, place_device
+from monitor.graphs.trees.models import ApiToken, DirectoryAccount, Tree, TreeNode, place_device
 from monitor.models import Device, Graph
 from tests.ldapserver import ADMIN_DN, ADMIN_PASSWORD, GROUPS, PEOPLE, Directory, group, person
 
@@ -202,9 +202,19 @@ def test_a_directory_accounts_token_reads_what_the_directory_grants_now(ldap_on,
     assert api.get(f"/api/events/markers?graph={fleet['graph'].pk}").status_code == 401
     ldap(ldap_on, "ldapadd", person("dora", "dora-pass-1", "dora@example.org"))
     assert api.get("/api/devices/").status_code == 200
+    working = settings.AUTH_LDAP_SERVER_URI
     settings.AUTH_LDAP_SERVER_URI = "ldap://127.0.0.1:9"  # nothing listens
     down = api.get("/api/devices/")
     assert down.status_code == 401 and "adm1n-secret" not in down.content.decode()
+    # After a refusal the directory is asked again at most once a minute: a silent one holds up no request more.
+    settings.API_TOKEN_DIRECTORY_CHECK_S = 3600
+    DirectoryAccount.objects.filter(user=dora).update(checked_at=timezone.now() - timedelta(hours=2))
+    assert api.get("/api/devices/").status_code == 401  # asked, and no answer
+    settings.AUTH_LDAP_SERVER_URI = working  # it answers again, but is not asked within the minute
+    assert api.get("/api/devices/").status_code == 401
+    DirectoryAccount.objects.filter(user=dora).update(failed_at=timezone.now() - timedelta(seconds=61))
+    assert api.get("/api/devices/").status_code == 200  # the minute is over: asked, and confirmed
+    assert DirectoryAccount.objects.get(user=dora).failed_at is None
     # A local account is no directory account: its token is not sent to the directory at all.
     _, local = ApiToken.issue(fleet["reader"], "local")
     assert Client(**bearer(local)).get(f"/api/graphs/{fleet['graph'].pk}/").status_code == 200

@@ -163,6 +163,7 @@ class DirectoryAccount(models.Model):
 
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="directory_account")
     checked_at = models.DateTimeField()
+    failed_at = models.DateTimeField(null=True, blank=True, help_text="The directory's last refusal, or silence.")
 
     def __str__(self) -> str:
         return f"{self.user} (directory, read {self.checked_at:%Y-%m-%d %H:%M})"

@@ -72,6 +72,10 @@ class Migration(migrations.Migration):
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
                 ("checked_at", models.DateTimeField()),
                 (
+                    "failed_at",
+                    models.DateTimeField(blank=True, help_text="The directory's last refusal, or silence.", null=True),
+                ),
+                (
                     "user",
                     models.OneToOneField(
                         on_delete=django.db.models.deletion.CASCADE,
