@@ -105,6 +105,8 @@ def test_a_staff_user_issues_tokens_only_for_themself_and_sees_only_their_own(fl
     ApiToken.issue(admin_user, "admin's own")
     client = Client()
     client.force_login(staff)
+    add_page = client.get("/admin/trees/apitoken/add/").content.decode()
+    assert "Lifetime (days)" in add_page and 'name="user"' not in add_page  # whose: not asked, their own
     form = {"user": admin_user.pk, "name": "escalate", "scope": "write", "days": 30}
     response = client.post("/admin/trees/apitoken/add/", form, follow=True)
     assert response.status_code == 200
@@ -131,6 +133,7 @@ def test_a_staff_user_issues_tokens_only_for_themself_and_sees_only_their_own(fl
     assert not ApiToken.objects.filter(name="forever").exists()
     boss = Client()
     boss.force_login(admin_user)
+    assert 'name="user"' in boss.get("/admin/trees/apitoken/add/").content.decode()
     assert boss.post("/admin/trees/apitoken/add/", form | {"user": staff.pk, "name": "for helpdesk"}).status_code == 302
     assert ApiToken.objects.get(name="for helpdesk").user == staff  # a superuser may issue for anyone
     assert "admin&#x27;s own" in boss.get("/admin/trees/apitoken/").content.decode()
