@@ -41,6 +41,9 @@ INSTALLED_APPS = [
 ]
 
 # The REST API (/api/devices/, /api/graphs/, /api/trees/; schema at /api/schema/): a login or an API token.
+# Every list is paged by limit/offset: API_PAGE_SIZE rows unless asked, a limit above API_MAX_PAGE_SIZE is a 400.
+API_MAX_PAGE_SIZE = env_int("API_MAX_PAGE_SIZE", 1000, minimum=10, maximum=10000)
+API_PAGE_SIZE = env_int("API_PAGE_SIZE", min(500, API_MAX_PAGE_SIZE), minimum=1, maximum=API_MAX_PAGE_SIZE)
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "monitor.restapi.auth.BearerTokenAuthentication",
@@ -49,9 +52,16 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
-    "PAGE_SIZE": 500,
+    "DEFAULT_PAGINATION_CLASS": "monitor.restapi.pagination.BoundedPagination",
+    "PAGE_SIZE": API_PAGE_SIZE,
 }
+# API tokens (Admin → API tokens): API_TOKEN_DAYS is a new token's lifetime unless its maker picks another, up to
+# API_TOKEN_MAX_DAYS. A directory (LDAP) account's token has the account's groups and staff flags read again from the
+# directory when they were last read more than API_TOKEN_DIRECTORY_CHECK_S ago (0: at every request); a directory
+# that does not confirm the account (gone, or not answering) refuses the token (docs/api.md).
+API_TOKEN_MAX_DAYS = env_int("API_TOKEN_MAX_DAYS", 365, minimum=1, maximum=3650)
+API_TOKEN_DAYS = env_int("API_TOKEN_DAYS", min(90, API_TOKEN_MAX_DAYS), minimum=1, maximum=API_TOKEN_MAX_DAYS)
+API_TOKEN_DIRECTORY_CHECK_S = env_int("API_TOKEN_DIRECTORY_CHECK_S", 900, minimum=0, maximum=86400)
 SPECTACULAR_SETTINGS = {
     "TITLE": "SNMP monitor API",
     "VERSION": "1",

@@ -101,7 +101,7 @@ def test_markers_map_each_graph_to_its_device_and_port(client, world, settings):
 
 
 def test_an_aggregate_graph_gets_its_members_markers(client, world):
-    """An aggregate names its members' devices and ports; a hidden member's device sends no events."""
+    """An aggregate names its readable members' devices and ports; a hidden member is not named, nor its events sent."""
     client.force_login(world["viewer"])
     traffic1, traffic2, _, other = world["graphs"]
     lag = AggregateGraph.objects.create(title="LAG", template="traffic")
@@ -115,13 +115,13 @@ def test_an_aggregate_graph_gets_its_members_markers(client, world):
         TreeNode.objects.create(tree=header.tree, parent=header, kind="aggregate", aggregate=aggregate)
     body = client.get(f"/api/events/markers?range=1d&aggregate={lag.pk}&aggregate={mixed.pk}"
                       f"&aggregate={hidden.pk}").json()  # fmt: skip
-    seen, secret = world["seen"].pk, world["hidden"].pk
+    seen = world["seen"].pk
     assert body["graphs"] == {}
     assert sorted(body["aggregates"][str(lag.pk)]["members"], key=str) == [
         {"device": seen, "port": "1/g1"},
         {"device": seen, "port": "1/g2"},
     ]
-    assert body["aggregates"][str(mixed.pk)] == {"members": [{"device": secret, "port": None}]}
+    assert body["aggregates"][str(mixed.pk)] == {"members": []}  # its member's device is hidden: not named
     assert str(hidden.pk) not in body["aggregates"]
     assert [(e["device"], e["port"], e["kind"]) for e in body["events"]] == [
         (seen, "1/g1", "link_down"),

@@ -20,7 +20,7 @@ COMMUNITY = "switch"
 
 
 def bearer(user) -> Client:
-    _, raw = ApiToken.issue(user, "test")
+    _, raw = ApiToken.issue(user, "test", scope=ApiToken.Scope.WRITE)
     return Client(HTTP_AUTHORIZATION=f"Bearer {raw}")
 
 
@@ -47,10 +47,10 @@ def test_adding_a_device_tests_and_discovers_it_and_never_shows_its_community(ag
     assert "community" not in body and '"community"' not in response.content.decode()
     device = Device.objects.get(pk=body["id"])
     assert device.community == COMMUNITY  # stored (encrypted), only never shown
-    ports = admin_api.get(f"/api/devices/{device.pk}/ports/").json()
+    ports = admin_api.get(f"/api/devices/{device.pk}/ports/").json()["results"]
     assert [p["name"] for p in ports] == [f"1/g{i}" for i in range(1, 9)]
     assert run_poll(device.pk) == "ok"
-    graphs = admin_api.get(f"/api/devices/{device.pk}/graphs/").json()
+    graphs = admin_api.get(f"/api/devices/{device.pk}/graphs/").json()["results"]
     traffic = [g for g in graphs if g["template"] == "traffic"]
     assert len(traffic) == 8 and traffic[0]["series"] == f"/api/graphs/{traffic[0]['id']}/series"
     listed = admin_api.get("/api/devices/").json()
@@ -126,7 +126,7 @@ def test_reading_follows_tree_grants_and_writing_needs_the_admin_permissions(age
     assert api.get(f"/api/devices/{hidden['id']}/").status_code == 404  # as if it did not exist
     assert api.get("/api/graphs/").json()["count"] == 0
     assert [t["name"] for t in api.get("/api/trees/").json()["results"]] == ["Network"]
-    nodes = api.get(f"/api/trees/{tree.pk}/nodes/").json()
+    nodes = api.get(f"/api/trees/{tree.pk}/nodes/").json()["results"]
     assert [(n["kind"], n["device"]) for n in nodes] == [("header", None), ("device", seen["id"])]
     assert post(api, "/api/devices/", new_device(agent, name="x", skip_test=True)).status_code == 403
     assert api.delete(f"/api/devices/{seen['id']}/").status_code == 403

@@ -69,7 +69,8 @@ def test_device_admin_places_the_device_in_a_tree(admin_client):
 
 def test_api_token_admin_shows_the_token_once(admin_client, django_user_model):
     user = django_user_model.objects.get(username="boss")
-    response = admin_client.post("/admin/trees/apitoken/add/", {"user": user.pk, "name": "grafana"}, follow=True)
+    form = {"user": user.pk, "name": "grafana", "scope": "read"}
+    response = admin_client.post("/admin/trees/apitoken/add/", form, follow=True)
     token = ApiToken.objects.get(name="grafana")
     shown = [str(m) for m in response.context["messages"]]
     raw = shown[0].rsplit(" ", 1)[-1]

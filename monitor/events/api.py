@@ -6,19 +6,36 @@ from __future__ import annotations
 import orjson
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
-from django.views.decorators.http import require_GET
+from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers
 from rest_framework.exceptions import ValidationError
 
-from monitor.events.kinds import COLOURS, severity_name
+from monitor.core.ids import parse_id
+from monitor.events.kinds import COLOURS, KIND_CHOICES, SEVERITY_CHOICES, SOURCE_CHOICES, severity_name
 from monitor.events.models import Event
 from monitor.events.query import Filters, in_window
 from monitor.graphs.access import access_for
-from monitor.graphs.timerange import RangeError, TimeRange, parse_range
-from monitor.graphs.viewhelpers import api_auth, json_error
+from monitor.graphs.timerange import PRESETS, RangeError, TimeRange, parse_range
+from monitor.graphs.trees.models import AggregateGraph
+from monitor.graphs.viewhelpers import json_error
+from monitor.restapi.jsonviews import json_get, query
 from monitor.timeseries.templates import TEMPLATES
 
 MAX_GRAPHS = 500
+IDS = {"type": "integer", "minimum": 1}
+WINDOW = [
+    query("range", description="a preset window ending now (default 1d)", enum=list(PRESETS)),
+    query("start", description="ISO 8601 time, or now-<n>h / now-<n>d ...; with end"),
+    query("end", description="ISO 8601 time or now"),
+]
+FILTERS = [
+    query("device", IDS, "a device's id (repeat for more)", many=True),
+    query("port", description="a port's name"),
+    query("kind", description="a kind of event (repeat for more)", many=True, enum=[k for k, _ in KIND_CHOICES]),
+    query("source", description="where events came from", enum=[k for k, _ in SOURCE_CHOICES]),
+    query("severity", {"type": "integer", "enum": [n for n, _ in SEVERITY_CHOICES]}, "this severity or worse"),
+    query("q", description="text the event contains"),
+]
 
 
 class EventSerializer(serializers.ModelSerializer):
@@ -33,6 +50,7 @@ class EventSerializer(serializers.ModelSerializer):
         ]  # fmt: skip
 
 
+@extend_schema(parameters=[*WINDOW, *FILTERS])
 class EventList(generics.ListAPIView):
     """Events of the devices the caller may read, newest first: ?range= or ?start=&end=, device, port, kind,
     source, severity (this or worse), q (text); paged by limit and offset."""
@@ -57,10 +75,10 @@ def _window(params) -> TimeRange:
 
 
 def _ids(request: HttpRequest, name: str) -> list[int]:
-    values = request.GET.getlist(name)
-    if not all(value.isdigit() and len(value) < 12 for value in values):
+    ids = [parse_id(value) for value in request.GET.getlist(name)]
+    if None in ids:
         raise ValueError(f"{name} must be an id")
-    return list(dict.fromkeys(int(value) for value in values))
+    return list(dict.fromkeys(ids))
 
 
 def _target(device_id: int, template: str, instance: str) -> dict:
@@ -70,7 +88,8 @@ def _target(device_id: int, template: str, instance: str) -> dict:
 
 
 def _plots(access, graph_ids: list[int], aggregate_ids: list[int]) -> tuple[dict, dict]:
-    """The readable graphs' targets, and each readable aggregate's members' targets."""
+    """The readable graphs' targets, and each readable aggregate's targets of the members the user may read (an
+    aggregate's sum is readable without its members; their devices and ports are not)."""
     graphs = {
         str(pk): _target(device_id, template, instance)
         for pk, device_id, template, instance in access.graphs()
@@ -79,20 +98,25 @@ def _plots(access, graph_ids: list[int], aggregate_ids: list[int]) -> tuple[dict
     }
     aggregates: dict[str, dict] = {}
     if aggregate_ids:
+        readable = list(access.aggregates().filter(pk__in=aggregate_ids).values_list("pk", flat=True))
+        aggregates = {str(pk): {"members": []} for pk in readable}
         members = (
-            access.aggregates()
-            .filter(pk__in=aggregate_ids)
-            .values_list("pk", "members__device_id", "members__template", "members__instance")
+            AggregateGraph.members.through.objects.filter(aggregategraph_id__in=readable, graph__in=access.graphs())
+            .order_by("aggregategraph_id", "graph_id")
+            .values_list("aggregategraph_id", "graph__device_id", "graph__template", "graph__instance")
         )
         for pk, device_id, template, instance in members:
-            entry = aggregates.setdefault(str(pk), {"members": []})
-            if device_id is not None:
-                entry["members"].append(_target(device_id, template, instance))
+            aggregates[str(pk)]["members"].append(_target(device_id, template, instance))
     return graphs, aggregates
 
 
-@require_GET
-@api_auth
+@json_get(
+    [
+        query("graph", IDS, f"a graph's id (repeat for more; at most {MAX_GRAPHS} with the aggregates)", many=True),
+        query("aggregate", IDS, "an aggregate graph's id (repeat for more)", many=True),
+        *WINDOW,
+    ]
+)
 def markers(request: HttpRequest) -> HttpResponse:
     """{"graphs": {id: {"device", "port"}}, "aggregates": {id: {"members": [...]}}, "events": [...], "truncated"}:
     the events of the plots' devices in the range, the most severe and then the newest first past EVENTS_MARKERS_MAX.

@@ -8,14 +8,27 @@ from datetime import datetime
 from django import forms
 from django.db.models import Q, QuerySet
 
+from monitor.core.ids import parse_id
 from monitor.events.kinds import KIND_CHOICES, SEVERITY_CHOICES, SOURCE_CHOICES
 from monitor.events.models import Event
+
+
+class DeviceChoices(forms.ModelMultipleChoiceField):
+    """Device ids: one that is no id (or past the database's integers) is a message, never a query that raises."""
+
+    def _check_values(self, value):
+        for raw in value:
+            if parse_id(str(raw)) is None:
+                raise forms.ValidationError(
+                    self.error_messages["invalid_pk_value"], code="invalid_pk_value", params={"pk": str(raw)[:20]}
+                )
+        return super()._check_values(value)
 
 
 class Filters(forms.Form):
     """Bad values get a message next to the field (and nothing is filtered by them)."""
 
-    device = forms.ModelMultipleChoiceField(queryset=None, required=False)
+    device = DeviceChoices(queryset=None, required=False)
     port = forms.CharField(required=False, max_length=255)
     kind = forms.MultipleChoiceField(choices=KIND_CHOICES, required=False)
     source = forms.ChoiceField(choices=[("", "any"), *SOURCE_CHOICES], required=False)

@@ -9,14 +9,15 @@ from datetime import datetime, timezone
 
 import orjson
 from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
-from django.views.decorators.http import require_GET
+from drf_spectacular.types import OpenApiTypes
 
 from monitor.core.ids import parse_id
 from monitor.graphs import viewed
 from monitor.graphs.access import Access, access_for
-from monitor.graphs.timerange import RangeError, TimeRange, parse_range
-from monitor.graphs.viewhelpers import api_auth, json_error, neutral_cell, parse_points
+from monitor.graphs.timerange import PRESETS, RangeError, TimeRange, parse_range
+from monitor.graphs.viewhelpers import json_error, neutral_cell, parse_points
 from monitor.models import Device, Graph, Interface
+from monitor.restapi.jsonviews import json_get, query
 from monitor.timeseries import aggregates, assemble, series, top
 from monitor.timeseries.flux import Member, Plot
 from monitor.timeseries.plan import MAX_POINTS, Window
@@ -28,6 +29,14 @@ HEATMAP_FIELDS = ("read_latency_ms", "write_latency_ms")
 MAX_BATCH = 300  # graphs per page request (a 52-port switch has 158)
 P95_MODES = ("now", "later", "only")
 SHAPES = ("points", "columns")
+WINDOW = [
+    query("range", description="a preset window ending now (default 1d)", enum=list(PRESETS)),
+    query("start", description="ISO 8601 time, or now-<n>h / now-<n>d ...; with end"),
+    query("end", description="ISO 8601 time or now"),
+    query("points", {"type": "integer", "minimum": 2, "maximum": MAX_POINTS}, "at most this many points a series"),
+]
+UNIT = query("unit", description="bits (default), bytes, or percent of the speed", enum=["bits", "bytes", "percent"])
+IDS = {"type": "integer", "minimum": 1}
 
 
 class BadRequest(ValueError):
@@ -135,8 +144,7 @@ def _json(data: dict, status: int = 200) -> HttpResponse:
     return HttpResponse(orjson.dumps(data), content_type="application/json", status=status)
 
 
-@require_GET
-@api_auth
+@json_get([*WINDOW, UNIT])
 def series_json(request: HttpRequest, object_id: int, kind: str = "graph") -> HttpResponse:
     """Points [t_ms, min, mean, max] per series (never more than `points`), legend stats and resolution."""
     try:
@@ -154,8 +162,16 @@ def _ids(params: QueryDict, name: str) -> list[int]:
     return list(dict.fromkeys(i for i in ids if i is not None))
 
 
-@require_GET
-@api_auth
+@json_get(
+    [
+        query("graph", IDS, "a graph's id (repeat for more; at most 300 with the aggregates)", many=True),
+        query("aggregate", IDS, "an aggregate graph's id (repeat for more)", many=True),
+        *WINDOW,
+        UNIT,
+        query("p95", description="when the 95th percentiles from rollups are sent", enum=list(P95_MODES)),
+        query("shape", description="series as point rows or as columns", enum=list(SHAPES)),
+    ]
+)
 def series_batch(request: HttpRequest) -> HttpResponse:
     """Many graphs and aggregates of one window in one answer: {"graphs": {id: data}, "aggregates": {id: data},
     "errors": {"graph:id": message}}. `p95=later` leaves out the 95th percentiles that come from rollups (the
@@ -221,8 +237,7 @@ def _batch(access: Access, graph_ids, aggregate_ids, span: Window, unit: str, p9
     return out
 
 
-@require_GET
-@api_auth
+@json_get([*WINDOW, UNIT], {(200, "text/csv"): OpenApiTypes.STR})
 def series_csv(request: HttpRequest, object_id: int, kind: str = "graph") -> HttpResponse:
     """The same window as CSV: one row per point and series; text cells cannot become formulas."""
     try:
@@ -240,8 +255,7 @@ def series_csv(request: HttpRequest, object_id: int, kind: str = "graph") -> Htt
     return response
 
 
-@require_GET
-@api_auth
+@json_get([*WINDOW, query("field", description="the latency shown", enum=list(HEATMAP_FIELDS))])
 def heatmap(request: HttpRequest, device_id: int) -> JsonResponse:
     """Mean volume latency per time column, one row per volume of a visible device."""
     if not access_for(request).can_read_device(device_id):

@@ -8,7 +8,6 @@ from urllib.parse import urlencode
 
 from django.http import HttpRequest, JsonResponse
 from django.urls import reverse
-from django.utils import timezone
 
 from monitor.graphs.timerange import PRESETS, RangeError
 from monitor.models import Graph
@@ -117,21 +116,21 @@ def json_error(status: int, message: str) -> JsonResponse:
 
 
 def api_auth(view: Callable) -> Callable:
-    """Session login or `Authorization: Bearer <token>`; a JSON 401 otherwise (never a login redirect)."""
+    """Session login or `Authorization: Bearer <token>` (checked by monitor/restapi/tokens.py); a JSON 401 otherwise
+    (never a login redirect), and a 403 for a read-only token's write."""
 
     @functools.wraps(view)
     def wrapper(request: HttpRequest, *args, **kwargs):
         if not request.user.is_authenticated:
-            from monitor.graphs.trees.models import ApiToken
+            from monitor.restapi.tokens import TokenRefused, bearer, token_user
 
-            header = request.headers.get("Authorization", "")
-            token = None
-            if header.startswith("Bearer ") and len(header) < 200:
-                token = ApiToken.objects.select_related("user").filter(digest=ApiToken.hash(header[7:].strip())).first()
-            if token is None or not token.user.is_active:
+            raw = bearer(request.headers.get("Authorization", ""))
+            if raw is None:
                 return json_error(401, "log in or send a valid API token (Authorization: Bearer <token>)")
-            ApiToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
-            request.user = token.user
+            try:
+                request.user, _ = token_user(raw, request.method)
+            except TokenRefused as exc:
+                return json_error(exc.status, str(exc))
         return view(request, *args, **kwargs)
 
     return wrapper

@@ -1,29 +1,26 @@
-"""API authentication for Django REST framework: the same bearer tokens as the series API (Admin → API tokens)."""
+"""API authentication for Django REST framework: the same bearer tokens as the series API (Admin → API tokens),
+checked by monitor/restapi/tokens.py (expiry, active account, directory groups, read-only scope)."""
 
 from __future__ import annotations
 
-from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 
-from monitor.graphs.trees.models import ApiToken
+from monitor.restapi.tokens import TokenRefused, bearer, token_user
 
 
 class BearerTokenAuthentication(authentication.BaseAuthentication):
     """`Authorization: Bearer <token>`; only the token's SHA-256 is stored, and it is compared as such."""
 
     def authenticate(self, request):
-        header = request.headers.get("Authorization", "")
-        if not header.startswith("Bearer "):
+        raw = bearer(request.headers.get("Authorization", ""))
+        if raw is None:
             return None
-        raw = header[7:].strip()
-        token = None
-        if 0 < len(raw) < 200:
-            token = ApiToken.objects.select_related("user").filter(digest=ApiToken.hash(raw)).first()
-        if token is None or not token.user.is_active:
-            raise exceptions.AuthenticationFailed("invalid API token")
-        ApiToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
-        return token.user, token
+        try:
+            return token_user(raw, request.method)
+        except TokenRefused as exc:
+            refusal = exceptions.PermissionDenied if exc.status == 403 else exceptions.AuthenticationFailed
+            raise refusal(str(exc)) from None
 
     def authenticate_header(self, request) -> str:
         return "Bearer"

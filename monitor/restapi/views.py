@@ -21,6 +21,12 @@ from monitor.restapi import serializers as s
 PERMISSION = {"create": "add", "update": "change", "partial_update": "change", "rediscover": "change"}
 
 
+def paged(view: viewsets.GenericViewSet, rows: QuerySet, serializer: type) -> Response:
+    """One page of an action's rows, as every list of the API is paged (monitor/restapi/pagination.py)."""
+    page = view.paginate_queryset(rows)
+    return view.get_paginated_response(serializer(page, many=True).data)
+
+
 class DevicePermission(permissions.IsAuthenticated):
     """Reading follows the trees a user may read; writing needs the model permission (the admin's)."""
 
@@ -69,7 +75,7 @@ class DeviceViewSet(viewsets.ModelViewSet):
     def ports(self, request: Request, pk=None) -> Response:
         """The device's ports as the last poll or discovery found them."""
         device = self.get_object()
-        return Response(s.PortSerializer(device.interfaces.order_by("if_index"), many=True).data)
+        return paged(self, device.interfaces.order_by("if_index", "id"), s.PortSerializer)
 
     @extend_schema(responses=s.GraphSerializer(many=True))
     @action(detail=True, methods=["get"])
@@ -77,7 +83,7 @@ class DeviceViewSet(viewsets.ModelViewSet):
         """The device's graphs, each with the URL of its series."""
         device = self.get_object()
         readable = Access(request.user).graphs().filter(device=device).order_by("position", "id")
-        return Response(s.GraphSerializer(readable, many=True).data)
+        return paged(self, readable, s.GraphSerializer)
 
 
 class GraphViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
@@ -102,4 +108,4 @@ class TreeViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
     def nodes(self, request: Request, pk=None) -> Response:
         """Every node of the tree (headers, devices, graphs, aggregates), parents before children."""
         tree = self.get_object()
-        return Response(s.NodeSerializer(tree.nodes.order_by("parent_id", "position", "id"), many=True).data)
+        return paged(self, tree.nodes.order_by("parent_id", "position", "id"), s.NodeSerializer)

@@ -1,14 +1,16 @@
-"""Graph trees (Cacti-style), aggregate graphs, personal dashboards and per-user API tokens."""
+"""Graph trees (Cacti-style), aggregate graphs, personal dashboards, per-user API tokens and directory accounts."""
 
 from __future__ import annotations
 
 import hashlib
 import secrets
+from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.utils import timezone
 
 from monitor.models import Device, Graph
 
@@ -115,12 +117,18 @@ class DashboardItem(models.Model):
 
 
 class ApiToken(models.Model):
-    """A bearer token for the JSON API; only its SHA-256 is stored."""
+    """A bearer token for the JSON API: only its SHA-256 is stored; it expires, and a read-only one never writes."""
+
+    class Scope(models.TextChoices):
+        READ = "read", "read-only"
+        WRITE = "write", "read and write"
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
     name = models.CharField(max_length=100)
     digest = models.CharField(max_length=64, unique=True, editable=False)
+    scope = models.CharField(max_length=5, choices=Scope.choices, default=Scope.READ)
     created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField(editable=False)
     last_used_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
@@ -130,11 +138,35 @@ class ApiToken(models.Model):
     def hash(raw: str) -> str:
         return hashlib.sha256(raw.encode()).hexdigest()
 
-    @classmethod
-    def issue(cls, user, name: str) -> tuple[ApiToken, str]:
-        """Create a token; the raw value is returned once and never stored."""
+    def arm(self, days: int | None = None) -> str:
+        """Give an unsaved token its secret (returned, never stored) and its expiry, `days` from now (default
+        API_TOKEN_DAYS; ValueError beyond API_TOKEN_MAX_DAYS)."""
+        days = settings.API_TOKEN_DAYS if days is None else days
+        if not 1 <= days <= settings.API_TOKEN_MAX_DAYS:
+            raise ValueError(f"a token lives from 1 to {settings.API_TOKEN_MAX_DAYS} days")
         raw = secrets.token_urlsafe(32)
-        return cls.objects.create(user=user, name=name, digest=cls.hash(raw)), raw
+        self.digest, self.expires_at = self.hash(raw), timezone.now() + timedelta(days=days)
+        return raw
+
+    @classmethod
+    def issue(cls, user, name: str, scope: str = Scope.READ, days: int | None = None) -> tuple[ApiToken, str]:
+        """Create a token; the raw value is returned once and never stored."""
+        token = cls(user=user, name=name, scope=scope)
+        raw = token.arm(days)
+        token.save()
+        return token, raw
+
+
+class DirectoryAccount(models.Model):
+    """An account that signs in through the directory (LDAP), and when its groups were last read there: its API
+    tokens have them read again past API_TOKEN_DIRECTORY_CHECK_S (monitor/restapi/directory.py)."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="directory_account")
+    checked_at = models.DateTimeField()
+    failed_at = models.DateTimeField(null=True, blank=True, help_text="The directory's last refusal, or silence.")
+
+    def __str__(self) -> str:
+        return f"{self.user} (directory, read {self.checked_at:%Y-%m-%d %H:%M})"
 
 
 def place_device(device: Device, node: TreeNode | None) -> TreeNode | None:
