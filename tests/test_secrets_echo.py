@@ -28,7 +28,7 @@ V3 = {"snmp_version": "3", "v3_user": "simulator", "v3_auth_protocol": "MD5", "v
 
 
 def bearer(user) -> Client:
-    _, raw = ApiToken.issue(user, "echo")
+    _, raw = ApiToken.issue(user, "echo", scope=ApiToken.Scope.WRITE)
     return Client(HTTP_AUTHORIZATION=f"Bearer {raw}", raise_request_exception=False)
 
 

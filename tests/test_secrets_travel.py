@@ -48,7 +48,7 @@ def changer_web(client, changer) -> Client:
 
 @pytest.fixture
 def changer_api(changer) -> Client:
-    _, raw = ApiToken.issue(changer, "rebind")
+    _, raw = ApiToken.issue(changer, "rebind", scope=ApiToken.Scope.WRITE)
     return Client(HTTP_AUTHORIZATION=f"Bearer {raw}")
 
 
