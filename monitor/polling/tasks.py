@@ -34,7 +34,7 @@ def poll_devices(device_ids: list[int], tick: int | None = None) -> dict[int, st
 
 
 def disk_note() -> str:
-    """Why an embedded database failed, where its disk is full: SQLite in WAL mode says only "disk I/O error"."""
+    """Where the embedded database's disk is full, say which folder and how little is free (SQLite names no path)."""
     if connection.vendor != "sqlite":
         return ""
     folder = Path(connection.settings_dict["NAME"]).parent
