@@ -265,6 +265,9 @@ CELERY_BEAT_SCHEDULE["storage-refresh-paths"] = {
 # page viewed again, or the live refresh of one left open, finds them cached.
 MONITOR_WARM_VIEWED_S = env_int("MONITOR_WARM_VIEWED_S", 1800, minimum=0, maximum=86400)
 MONITOR_WARM_MAX_REQUESTS = env_int("MONITOR_WARM_MAX_REQUESTS", 500, minimum=1, maximum=2000)
+# Graphs (and aggregates) one user's remembered requests name at most (the newest are kept), so no user fills the
+# list or the run's budget: 3200 is about 10 pages of a 52-port switch (monitor/graphs/viewed.py).
+MONITOR_WARM_USER_GRAPHS = env_int("MONITOR_WARM_USER_GRAPHS", 3200, minimum=1, maximum=600000)
 # A run stops after this long, so it ends before the next one (beat lets the task wait 240 s for a worker).
 MONITOR_WARM_BUDGET_S = env_int("MONITOR_WARM_BUDGET_S", 150, minimum=1, maximum=280)
 if MONITOR_WARM_VIEWED_S:

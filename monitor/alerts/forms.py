@@ -90,9 +90,11 @@ class RuleForm(VisibleChoices, forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        for name in ("fire_level", "clear_level"):  # event rules have no levels: a match is the breach
-            self.fields[name].required = False
-        self.fields["quiet_minutes"].required = False  # forms from before event rules leave it out
+        # Event rules have no levels (a match is the breach); forms from before event rules leave out quiet_minutes.
+        # The admin builds a view-only user's form with none of these fields.
+        for name in ("fire_level", "clear_level", "quiet_minutes"):
+            if name in self.fields:
+                self.fields[name].required = False
 
     def clean_event_pattern(self) -> str:
         """A pattern re2 can run (linear time: no backreferences nor lookarounds), or why not."""

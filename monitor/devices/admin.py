@@ -11,6 +11,7 @@ from django.utils.html import format_html
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.debug import sensitive_post_parameters
 
+from monitor.core.adminsecrets import HiddenSecretsAdmin
 from monitor.devices import importviews
 from monitor.devices.forms import DeviceForm
 from monitor.devices.saving import after_save
@@ -43,8 +44,11 @@ class RenameInline(admin.TabularInline):
 
 
 @admin.register(Device)
-class DeviceAdmin(admin.ModelAdmin):
+class DeviceAdmin(HiddenSecretsAdmin, admin.ModelAdmin):
+    """Editors type the secrets in write-only inputs; a view-only user sees whether each is stored, never its value."""
+
     form = DeviceForm
+    secret_fields = {"community": "Community", "v3_auth_key": "Auth key", "v3_priv_key": "Privacy key"}
     change_form_template = "admin/monitor/device/change_form.html"
     change_list_template = "admin/monitor/device/change_list.html"
     list_display = ("name", "host", "profile", "poll_interval_s", "enabled", "status", "last_poll_at", "page")

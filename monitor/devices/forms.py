@@ -64,14 +64,19 @@ class DeviceForm(forms.ModelForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.discovery = None
-        self.fields["pinned_profile"] = forms.ChoiceField(
-            label="Profile",
-            required=False,
-            choices=[("", "automatic (discovery chooses)"), *profile_choices()],
-            help_text="Pin a profile when discovery chooses the wrong one.",
-        )
-        self.fields["v3_user"].validators.append(credentials.short_v3_user)
+        # The admin builds a view-only user's form with every model field left out: dress only the fields it has.
+        if "pinned_profile" in self.fields:
+            self.fields["pinned_profile"] = forms.ChoiceField(
+                label="Profile",
+                required=False,
+                choices=[("", "automatic (discovery chooses)"), *profile_choices()],
+                help_text="Pin a profile when discovery chooses the wrong one.",
+            )
+        if "v3_user" in self.fields:
+            self.fields["v3_user"].validators.append(credentials.short_v3_user)
         for name in SECRET_FIELDS:
+            if name not in self.fields:
+                continue
             stored = getattr(self.instance, name, "") if self.instance.pk else ""
             self.fields[name].help_text = f"A value is stored. {KEEP_HINT}" if stored else "Not set."
             self.initial[name] = ""  # the plain value stays out of the form (rendering, changed_data, history)

@@ -1,10 +1,12 @@
-"""Admin: events read-only, trap credentials per device (secrets write-only), the receivers and their counts."""
+"""Admin: events read-only, trap credentials per device (secrets write-only, never shown), the receivers and their
+counts."""
 
 from __future__ import annotations
 
 from django import forms
 from django.contrib import admin
 
+from monitor.core.adminsecrets import HiddenSecretsAdmin
 from monitor.events.models import Event, Receiver, ReceiverCount, TrapCredential
 
 SECRETS = ("community", "v3_auth_key", "v3_priv_key")
@@ -62,8 +64,11 @@ class TrapCredentialForm(forms.ModelForm):
 
 
 @admin.register(TrapCredential)
-class TrapCredentialAdmin(admin.ModelAdmin):
+class TrapCredentialAdmin(HiddenSecretsAdmin, admin.ModelAdmin):
+    """Editors type the secrets in write-only inputs; a view-only user sees whether each is stored, never its value."""
+
     form = TrapCredentialForm
+    secret_fields = {"community": "Community", "v3_auth_key": "Auth key", "v3_priv_key": "Privacy key"}
     list_display = ["device", "v3_user", "v3_engine_id"]
     search_fields = ["device__name", "v3_user"]
 

@@ -181,8 +181,17 @@ def series_batch(request: HttpRequest) -> HttpResponse:
         data = batch(access_for(request), request.GET)
     except BadRequest as exc:
         return json_error(exc.status, str(exc))
-    viewed.remember(request.GET)
+    viewed.remember(_answered(request.GET, data), request.user.pk)
     return _json(data)
+
+
+def _answered(params: QueryDict, data: dict) -> QueryDict:
+    """`params` naming only the graphs and aggregates answered (what the caller may read): what the server, which
+    reads everything, may read again for them."""
+    kept = params.copy()
+    for name in ("graph", "aggregate"):
+        kept.setlist(name, [str(i) for i in _ids(params, name) if f"{name}:{i}" not in data["errors"]])
+    return kept
 
 
 def batch(access: Access, params: QueryDict, now: datetime | None = None) -> dict:

@@ -10,9 +10,9 @@ from django.views.decorators.http import require_GET, require_POST
 
 from monitor.core.ids import parse_id
 from monitor.graphs.access import access_for
+from monitor.graphs.trees.branch import branch_page
 from monitor.graphs.trees.models import DashboardItem, TreeNode
 from monitor.graphs.viewhelpers import THUMBNAILS_ABOVE, aggregate_card, first_screen, graph_cards, range_context
-from monitor.models import Graph
 
 MAX_DEPTH = 20
 
@@ -31,28 +31,6 @@ def _outline(nodes: list[TreeNode]) -> list[dict]:
     return build(None, 0)
 
 
-def _branch_cards(node: TreeNode, nodes: list[TreeNode]) -> list[dict]:
-    """Every graph under a node, depth first, in tree order; a device contributes all its graphs."""
-    by_parent: dict[int | None, list[TreeNode]] = {}
-    for item in nodes:
-        by_parent.setdefault(item.parent_id, []).append(item)
-    cards: list[dict] = []
-    stack, seen = [node], set()
-    while stack:
-        current = stack.pop(0)
-        if current.pk in seen:
-            continue
-        seen.add(current.pk)
-        if current.kind == TreeNode.Kind.DEVICE and current.device_id:
-            cards += graph_cards(Graph.objects.filter(device_id=current.device_id).select_related("device"))
-        elif current.kind == TreeNode.Kind.GRAPH and current.graph_id:
-            cards += graph_cards(Graph.objects.filter(pk=current.graph_id).select_related("device"))
-        elif current.kind == TreeNode.Kind.AGGREGATE and current.aggregate_id:
-            cards.append(aggregate_card(current.aggregate))
-        stack = by_parent.get(current.pk, []) + stack
-    return cards
-
-
 @login_required
 @require_GET
 def tree_index(request: HttpRequest) -> HttpResponse:
@@ -67,7 +45,8 @@ def tree_index(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def tree_page(request: HttpRequest, tree_id: int, node_id: int | None = None) -> HttpResponse:
-    """A readable tree (404 otherwise): everything placed in it is visible to whoever may read it."""
+    """A readable tree (404 otherwise): everything placed in it is visible to whoever may read it; a branch's graphs
+    a page at a time (`?page=`, monitor.graphs.trees.branch)."""
     access = access_for(request)
     tree = get_object_or_404(access.trees(), pk=tree_id)
     nodes = list(tree.nodes.select_related("device", "graph", "aggregate"))
@@ -76,8 +55,13 @@ def tree_page(request: HttpRequest, tree_id: int, node_id: int | None = None) ->
         selected = next((n for n in nodes if n.pk == node_id), None)
         if selected is None:
             raise Http404("no such branch in this tree")
-    cards = _branch_cards(selected, nodes) if selected else []
+    number = parse_id(request.GET.get("page") or "1")
+    if not number:  # None for text that is no id; 0 is no page either
+        return HttpResponseBadRequest("page must be a page number (1, 2, ...)", content_type="text/plain")
+    shown = branch_page(selected, nodes, number) if selected else None
+    cards = shown.cards if shown else []
     context = {
+        "branch": shown,
         "trees": access.trees(),
         "tree": tree,
         "outline": _outline(nodes),

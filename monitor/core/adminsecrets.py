@@ -1,0 +1,48 @@
+"""Admin pages that never show a stored secret: a user who may only view an object sees whether each secret is set,
+not its value (Django shows a view-only user every field of the form as the model's value, in plain text)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.contrib import admin
+
+SHOWN_AS = "{}_state"  # the read-only stand-in of a secret field on a view-only page
+
+
+def _state(name: str, label: str) -> Callable:
+    """A read-only admin field saying whether `name` holds a value, never the value."""
+
+    @admin.display(description=label)
+    def state(self, obj) -> str:
+        return "A value is stored (hidden)." if getattr(obj, name, "") else "Not set."
+
+    return state
+
+
+def _masked(fields, secrets: dict[str, str]):
+    """`fields` of a fieldset with each secret replaced by its stand-in (a tuple of fields shown on one line too)."""
+    if isinstance(fields, (list, tuple)):
+        return type(fields)(_masked(field, secrets) for field in fields)
+    return SHOWN_AS.format(fields) if fields in secrets else fields
+
+
+class HiddenSecretsAdmin:
+    """Mixin for a ModelAdmin: `secret_fields` (field name -> label) are replaced by "stored / not set" on the page of
+    a user without the change permission; editors keep the write-only inputs of the form."""
+
+    secret_fields: dict[str, str] = {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for name, label in cls.secret_fields.items():
+            setattr(cls, SHOWN_AS.format(name), _state(name, label))
+
+    def get_fieldsets(self, request, obj=None):
+        fieldsets = super().get_fieldsets(request, obj)
+        if obj is None or self.has_change_permission(request, obj):
+            return fieldsets
+        return [
+            (title, {**options, "fields": _masked(options["fields"], self.secret_fields)})
+            for title, options in fieldsets
+        ]
