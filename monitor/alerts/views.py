@@ -30,11 +30,12 @@ def _visible_maintenance(access: Access):
 
 
 def _visible_rules(access: Access):
-    """Rules on a visible device or on a readable branch, and rules naming neither (profile, every device)."""
+    """Rules on a visible device or on a readable branch; rules naming neither (a profile, every device) watch
+    devices of trees the user may not read, so only users who see everything read or change them."""
     if access.everything:
         return Rule.objects.all()
     on_branch = Q(device=None, branch__in=access.branch_ids())
-    return Rule.objects.filter(Q(device__in=access.devices()) | on_branch | Q(device=None, branch=""))
+    return Rule.objects.filter(Q(device__in=access.devices()) | on_branch)
 
 
 @login_required
