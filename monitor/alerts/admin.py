@@ -60,6 +60,7 @@ class MailServerAdmin(HidesStoredSecrets, SaveThenTest, admin.ModelAdmin):
     form = MailServerForm
     change_form_template = "admin/alerts/mailserver/change_form.html"
     secret_fields = ("password",)  # as the channels: read-only, it says whether one is stored, not what
+    write_only_fields = ("clear_password",)
     password_stored = stored_display("password", "Password")
     fieldsets = (
         (None, {"fields": ("host", "port", "security", "timeout_s")}),

@@ -24,15 +24,17 @@ class HidesStoredSecrets:
     """An admin whose `secret_fields` a user who cannot change the object sees as stored or not, never as text."""
 
     secret_fields: tuple[str, ...] = ()
+    write_only_fields: tuple[str, ...] = ()  # form-only fields (a "clear it" box): nothing to show a viewer
 
     def get_fieldsets(self, request: HttpRequest, obj=None) -> list:
         fieldsets = super().get_fieldsets(request, obj)
         if obj is None or self.has_change_permission(request, obj):
             return fieldsets
-        return [
-            (title, {**options, "fields": [self._masked(name) for name in options["fields"]]})
-            for title, options in fieldsets
-        ]
+        return [(title, {**options, "fields": self._viewed(options["fields"])}) for title, options in fieldsets]
+
+    def _viewed(self, names) -> list:
+        """A fieldset's names for a viewer: write-only fields left out, secrets masked."""
+        return [self._masked(name) for name in names if name not in self.write_only_fields]
 
     def _masked(self, name):
         if isinstance(name, (list, tuple)):
