@@ -11,11 +11,14 @@ from django.utils.decorators import method_decorator
 from django.views.decorators.debug import sensitive_post_parameters
 
 from monitor.alerts.adminbuttons import SaveThenTest
+from monitor.alerts.adminsecrets import HidesStoredSecrets, stored_display
 from monitor.alerts.channelpost import NotDelivered, redact
 from monitor.alerts.channels import send_again, send_test
 from monitor.alerts.models import Channel, Delivery
+from monitor.alerts.secretbinding import retype_message, url_moved
 
 KEEP = "Leave empty to keep the stored value."
+CLEAR_KEY = "Clear the stored signing key"
 
 
 class ChannelForm(forms.ModelForm):
@@ -23,10 +26,11 @@ class ChannelForm(forms.ModelForm):
 
     url = forms.CharField(label="URL", required=False, widget=forms.PasswordInput(render_value=False), strip=True)
     secret = forms.CharField(required=False, widget=forms.PasswordInput(render_value=False), strip=False)
+    clear_secret = forms.BooleanField(label=CLEAR_KEY, required=False)
 
     class Meta:
         model = Channel
-        fields = ["name", "kind", "url", "secret", "enabled", "timeout_s"]
+        fields = ["name", "kind", "url", "secret", "clear_secret", "enabled", "timeout_s"]
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -39,19 +43,30 @@ class ChannelForm(forms.ModelForm):
 
     def clean(self) -> dict:
         data = super().clean()
-        for name in ("url", "secret"):
-            if not data.get(name) and self.instance.pk:
-                data[name] = getattr(self.instance, name)
+        typed, clear = data.get("secret"), data.get("clear_secret")
+        stored = self.instance.secret if self.instance.pk else ""
+        if typed and clear:
+            self.add_error("clear_secret", "Either type a new key or clear the stored one, not both.")
+        if not data.get("url") and self.instance.pk:
+            data["url"] = self.instance.url
+        data["secret"] = "" if clear else (typed or stored or "")
         if not data.get("url"):
             self.add_error("url", "Enter the webhook's http:// or https:// URL.")
+        elif stored and not typed and not clear:
+            moved = url_moved(self.instance.url, data["url"])
+            if moved:  # the stored key signs only for the receiver it was entered for
+                self.add_error("secret", retype_message("signing key", moved, "receiver", CLEAR_KEY))
         return data
 
 
 @admin.register(Channel)
-class ChannelAdmin(SaveThenTest, admin.ModelAdmin):
+class ChannelAdmin(HidesStoredSecrets, SaveThenTest, admin.ModelAdmin):
     form = ChannelForm
     list_display = ("name", "kind", "enabled", "timeout_s")
     change_form_template = "admin/alerts/channel/change_form.html"
+    secret_fields = ("url", "secret")  # a view-only user sees whether they are stored, not what
+    write_only_fields = ("clear_secret",)
+    url_stored, secret_stored = stored_display("url", "URL"), stored_display("secret", "Secret")
 
     @method_decorator(sensitive_post_parameters("url", "secret"))
     def changeform_view(self, request: HttpRequest, object_id=None, form_url="", extra_context=None) -> HttpResponse:

@@ -71,8 +71,18 @@ def enable(device, key: str, user) -> object:
     return rule
 
 
-def disable(device, key: str) -> None:
-    """Turn a device's built-in rule off (kept, with its history)."""
+def leave(device, key: str, user) -> bool:
+    """Take `user` off a device's built-in rule; it goes off (kept, with its history) only when that leaves it no
+    recipient. Another recipient's rule is not the caller's to switch off. True when the rule went off."""
+    from django.db import transaction
+
     from monitor.alerts.models import Rule
 
-    Rule.objects.filter(device=device, builtin=key, scope=Rule.Scope.DEVICE).update(enabled=False)
+    with transaction.atomic():
+        rule = Rule.objects.select_for_update().filter(device=device, builtin=key, scope=Rule.Scope.DEVICE).first()
+        if rule is None or not rule.recipient_users.filter(pk=user.pk).exists():
+            return False
+        rule.recipient_users.remove(user)
+        if rule.recipient_users.exists() or rule.recipient_emails.strip() or rule.channels.exists():
+            return False
+        return Rule.objects.filter(pk=rule.pk, enabled=True).update(enabled=False) == 1

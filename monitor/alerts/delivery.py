@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import time
 import uuid
 from datetime import timedelta
 
@@ -18,6 +19,11 @@ from monitor.alerts.models import Event
 
 log = logging.getLogger(__name__)
 WORKER_ID = f"{socket.gethostname()}:{os.getpid()}"
+LEASE_MARGIN_S = 2.0  # a send ends this long before its claim's lease does: no other worker takes the row meanwhile
+
+
+class MailTooSlow(Exception):
+    """The send had no time left inside its claim's lease."""
 
 
 def backoff_s(attempts: int) -> float:
@@ -67,13 +73,18 @@ def send_one(event_id: int, worker: str = "") -> str:
         log.info("alert event %s: already claimed or not due", event_id)
         return "claimed elsewhere"
     event = Event.objects.select_related("rule", "device", "state").get(pk=event_id)
-    box = outbox()  # Admin -> Mail server when it has a host, else the EMAIL_* environment settings
+    seconds = time_left(event)
+    box = outbox(time.monotonic() + seconds)  # Admin -> Mail server when it has a host, else EMAIL_* settings
     try:
+        if seconds <= 0:
+            raise MailTooSlow("the claim's lease ran out before the mail was sent")
         message = build_message(event, connection=box.connection)
         message.from_email = box.from_email
         message.send(fail_silently=False)
     except Exception as exc:  # SMTP down, refused, timed out: keep the row and retry later
         reason = redact(f"{type(exc).__name__}: {exc}", box.secrets)
+        if getattr(box.connection, "overran", False):  # the deadline shut it down: say so, not "disconnected"
+            reason = f"no complete answer within {max(round(seconds), 1)} s (the mail server is too slow)"
         attempts = event.attempts + 1
         Event.objects.filter(pk=event_id, claimed_by=token).update(
             attempts=attempts,
@@ -84,11 +95,22 @@ def send_one(event_id: int, worker: str = "") -> str:
         )
         log.warning("alert event %s: mail not sent (attempt %s): %s", event_id, attempts, reason)
         return f"failed: {reason}"
+    finally:
+        box.connection.close()  # ends the deadline's watchdog too, also when the connection was never made
     Event.objects.filter(pk=event_id, claimed_by=token).update(
         mail=Event.Mail.SENT, sent_at=timezone.now(), attempts=event.attempts + 1, last_error="", claimed_until=None
     )
     log.info("alert event %s: mail sent by %s", event_id, token)
     return "sent"
+
+
+def time_left(event: Event) -> float:
+    """Seconds the send may take: it ends LEASE_MARGIN_S (a quarter of a shorter lease) before the claim's lease
+    does, so no other worker claims the row while it is being sent (0 or less: no time)."""
+    if event.claimed_until is None:
+        return 0.0
+    margin = min(LEASE_MARGIN_S, settings.ALERTS_SEND_LEASE_S / 4)
+    return (event.claimed_until - timezone.now()).total_seconds() - margin
 
 
 def send_due(worker: str = "") -> dict[str, int]:

@@ -18,6 +18,11 @@ from monitor.core.formfields import CheckedModelMultipleChoiceField
 from monitor.graphs.access import Access, branch_header
 from monitor.models import Device
 
+NARROW_SCOPE = (
+    "Choose a device, a series or a tree branch: a rule may watch only devices you can see, and 'every device' "
+    "and profile rules watch devices of trees you cannot read."
+)
+
 
 class VisibleChoices:
     """Limits the device field to visible devices and the branch to readable trees when given an Access."""
@@ -27,6 +32,16 @@ class VisibleChoices:
         self.access = access if access is not None and not access.everything else None
         if self.access is not None:
             self.fields["device"].queryset = self.access.devices()
+            self._narrow_scopes()
+
+    def _narrow_scopes(self) -> None:
+        """A user who does not see everything picks no scope that covers devices they cannot see (all, profile)."""
+        scope = self.fields.get("scope")
+        if scope is None:
+            return
+        wide = {Rule.Scope.ALL, Rule.Scope.PROFILE}
+        scope.choices = [(value, label) for value, label in scope.choices if value not in wide]
+        scope.error_messages["invalid_choice"] = NARROW_SCOPE
 
     def clean_branch(self) -> str:
         """A branch is the id of a tree header the user can read; it is kept as the header's id."""

@@ -13,6 +13,7 @@ from monitor.alerts.models import MailServer
 
 log = logging.getLogger(__name__)
 SMTP_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+DEADLINE_BACKEND = "monitor.alerts.smtpdeadline.DeadlineBackend"  # Django's, with one deadline per connection
 
 
 class MailNotSent(Exception):
@@ -29,8 +30,9 @@ class Outbox:
     secrets: tuple[str, ...] = field(default=(), repr=False)
 
 
-def outbox() -> Outbox:
-    """The admin's mail server when it has a host; otherwise the environment (EMAIL_*, or the file backend)."""
+def outbox(deadline: float | None = None) -> Outbox:
+    """The admin's mail server when it has a host; otherwise the environment (EMAIL_*, or the file backend).
+    An SMTP connection is shut down at `deadline` (time.monotonic) when one is given (monitor.alerts.smtpdeadline)."""
     env_secret = (getattr(settings, "EMAIL_HOST_PASSWORD", "") or "",)
     server = MailServer.active()
     if server is None:
@@ -41,10 +43,14 @@ def outbox() -> Outbox:
             where = f"{settings.EMAIL_HOST}:{settings.EMAIL_PORT} (EMAIL_* environment settings)"
         else:
             where = f"the {backend.rsplit('.', 2)[-2]} mail backend (EMAIL_BACKEND)"
-        connection = get_connection(timeout=settings.EMAIL_TIMEOUT)
+        if backend == SMTP_BACKEND:
+            connection = get_connection(DEADLINE_BACKEND, timeout=settings.EMAIL_TIMEOUT, deadline=deadline)
+        else:
+            connection = get_connection(timeout=settings.EMAIL_TIMEOUT)
         return Outbox(connection, settings.DEFAULT_FROM_EMAIL, where, env_secret)
     connection = get_connection(
-        SMTP_BACKEND,
+        DEADLINE_BACKEND,
+        deadline=deadline,
         host=server.host,
         port=server.port,
         username=server.username or "",

@@ -11,9 +11,11 @@ from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 
 from monitor.alerts.models import MailServer
+from monitor.alerts.secretbinding import mail_moved, retype_message
 
 LABEL = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)\Z")
 KEEP_HINT = "Leave empty to keep the stored password."
+CLEAR_LABEL = "Clear the stored password"
 
 
 def valid_host(host: str) -> bool:
@@ -31,7 +33,7 @@ class MailServerForm(forms.ModelForm):
     """The password renders as an empty password input; the stored one is kept unless replaced or cleared."""
 
     password = forms.CharField(required=False, widget=forms.PasswordInput(render_value=False), strip=False)
-    clear_password = forms.BooleanField(label="Clear the stored password", required=False)
+    clear_password = forms.BooleanField(label=CLEAR_LABEL, required=False)
 
     class Meta:
         model = MailServer
@@ -70,6 +72,9 @@ class MailServerForm(forms.ModelForm):
             self.add_error("clear_password", "Either type a new password or clear the stored one, not both.")
         stored = self.instance.password if self.instance.pk else ""
         data["password"] = "" if clear else (typed or stored or "")
+        moved = mail_moved(self.instance, data) if stored and not typed and not clear else []
+        if moved:  # the stored password logs in only to the server it was entered for
+            self.add_error("password", retype_message("password", moved, "mail server", CLEAR_LABEL))
         if typed and not data.get("username"):
             self.add_error("username", "A password needs the user it belongs to (without a user no login is tried).")
         return data

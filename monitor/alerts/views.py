@@ -30,11 +30,12 @@ def _visible_maintenance(access: Access):
 
 
 def _visible_rules(access: Access):
-    """Rules on a visible device or on a readable branch, and rules naming neither (profile, every device)."""
+    """Rules on a visible device or on a readable branch; rules naming neither (a profile, every device) watch
+    devices of trees the user may not read, so only users who see everything read or change them."""
     if access.everything:
         return Rule.objects.all()
     on_branch = Q(device=None, branch__in=access.branch_ids())
-    return Rule.objects.filter(Q(device__in=access.devices()) | on_branch | Q(device=None, branch=""))
+    return Rule.objects.filter(Q(device__in=access.devices()) | on_branch)
 
 
 @login_required
@@ -125,7 +126,8 @@ def maintenance_new(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def device_defaults(request: HttpRequest, device_id: int) -> HttpResponse:
-    """Turn the built-in rules on or off for one device (the user turning them on gets the mails)."""
+    """Join or leave the built-in rules of one device: a ticked box mails the caller, an unticked one stops only
+    the caller's mails (a rule goes off when its last recipient leaves)."""
     device = get_object_or_404(access_for(request).devices(), pk=device_id)
     wanted = set(request.POST.getlist("default")) & set(defaults.DEFAULTS)
     if wanted and not request.user.email:
@@ -135,6 +137,6 @@ def device_defaults(request: HttpRequest, device_id: int) -> HttpResponse:
         if key in wanted:
             defaults.enable(device, key, request.user)
         else:
-            defaults.disable(device, key)
+            defaults.leave(device, key, request.user)
     messages.success(request, "Alert defaults saved.")
     return redirect("device", device.pk)

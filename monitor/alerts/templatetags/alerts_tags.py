@@ -13,10 +13,13 @@ register = template.Library()
 @register.inclusion_tag("alerts/_device_panel_body.html", takes_context=True)
 def device_alert_panel(context, device) -> dict:
     """Context for the panel, read here because the device view belongs to another app."""
-    builtin_on = set(
-        Rule.objects.filter(device=device, scope=Rule.Scope.DEVICE, enabled=True)
+    user = getattr(context.get("request"), "user", None)
+    builtin_on = set(  # ticked: on and mailed to this user (unticking takes only them off it)
+        Rule.objects.filter(device=device, scope=Rule.Scope.DEVICE, enabled=True, recipient_users__pk=user.pk)
         .exclude(builtin="")
         .values_list("builtin", flat=True)
+        if user is not None and user.is_authenticated
+        else ()
     )
     return {
         "device": device,
