@@ -11,11 +11,11 @@ from django.utils.decorators import method_decorator
 from django.views.decorators.debug import sensitive_post_parameters
 
 from monitor.alerts.adminbuttons import SaveThenTest
-from monitor.alerts.adminsecrets import HidesStoredSecrets, stored_display
 from monitor.alerts.forms import MaintenanceForm, RuleForm
 from monitor.alerts.mailserver import MailNotSent, send_test
 from monitor.alerts.mailserverform import MailServerForm
 from monitor.alerts.models import AlertState, Event, MailServer, Maintenance, Rule
+from monitor.core.adminsecrets import HiddenSecretsAdmin
 
 
 @admin.register(Rule)
@@ -54,14 +54,13 @@ class EventAdmin(ReadOnly):
 
 
 @admin.register(MailServer)
-class MailServerAdmin(HidesStoredSecrets, SaveThenTest, admin.ModelAdmin):
+class MailServerAdmin(HiddenSecretsAdmin, SaveThenTest, admin.ModelAdmin):
     """One row, superusers only; "Send a test mail to me" saves the form and then mails the user."""
 
     form = MailServerForm
     change_form_template = "admin/alerts/mailserver/change_form.html"
-    secret_fields = ("password",)  # as the channels: read-only, it says whether one is stored, not what
+    secret_fields = {"password": "Password"}  # read-only, it says whether one is stored, not what
     write_only_fields = ("clear_password",)
-    password_stored = stored_display("password", "Password")
     fieldsets = (
         (None, {"fields": ("host", "port", "security", "timeout_s")}),
         ("Login", {"fields": ("username", "password", "clear_password")}),

@@ -11,11 +11,11 @@ from django.utils.decorators import method_decorator
 from django.views.decorators.debug import sensitive_post_parameters
 
 from monitor.alerts.adminbuttons import SaveThenTest
-from monitor.alerts.adminsecrets import HidesStoredSecrets, stored_display
 from monitor.alerts.channelpost import NotDelivered, redact
 from monitor.alerts.channels import send_again, send_test
 from monitor.alerts.models import Channel, Delivery
 from monitor.alerts.secretbinding import retype_message, url_moved
+from monitor.core.adminsecrets import HiddenSecretsAdmin
 
 KEEP = "Leave empty to keep the stored value."
 CLEAR_KEY = "Clear the stored signing key"
@@ -60,13 +60,12 @@ class ChannelForm(forms.ModelForm):
 
 
 @admin.register(Channel)
-class ChannelAdmin(HidesStoredSecrets, SaveThenTest, admin.ModelAdmin):
+class ChannelAdmin(HiddenSecretsAdmin, SaveThenTest, admin.ModelAdmin):
     form = ChannelForm
     list_display = ("name", "kind", "enabled", "timeout_s")
     change_form_template = "admin/alerts/channel/change_form.html"
-    secret_fields = ("url", "secret")  # a view-only user sees whether they are stored, not what
+    secret_fields = {"url": "URL", "secret": "Secret"}  # a view-only user sees whether they are stored, not what
     write_only_fields = ("clear_secret",)
-    url_stored, secret_stored = stored_display("url", "URL"), stored_display("secret", "Secret")
 
     @method_decorator(sensitive_post_parameters("url", "secret"))
     def changeform_view(self, request: HttpRequest, object_id=None, form_url="", extra_context=None) -> HttpResponse:

@@ -27,11 +27,18 @@ def _masked(fields, secrets: dict[str, str]):
     return SHOWN_AS.format(fields) if fields in secrets else fields
 
 
+def _kept(fields, dropped: tuple[str, ...]):
+    """`fields` of a fieldset without the form-only fields in `dropped`."""
+    return [f for f in fields if f not in dropped] if dropped else fields
+
+
 class HiddenSecretsAdmin:
     """Mixin for a ModelAdmin: `secret_fields` (field name -> label) are replaced by "stored / not set" on the page of
-    a user without the change permission; editors keep the write-only inputs of the form."""
+    a user without the change permission, and `write_only_fields` (form-only fields such as a "clear it" box) left
+    out; editors keep the write-only inputs of the form."""
 
     secret_fields: dict[str, str] = {}
+    write_only_fields: tuple[str, ...] = ()
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -43,6 +50,9 @@ class HiddenSecretsAdmin:
         if obj is None or self.has_change_permission(request, obj):
             return fieldsets
         return [
-            (title, {**options, "fields": _masked(options["fields"], self.secret_fields)})
+            (
+                title,
+                {**options, "fields": _masked(_kept(options["fields"], self.write_only_fields), self.secret_fields)},
+            )
             for title, options in fieldsets
         ]
