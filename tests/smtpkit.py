@@ -12,6 +12,7 @@ from aiosmtpd.smtp import AuthResult
 
 from monitor.devstack.processes import free_port
 from tests.test_alert_kit import Sink
+from tests.webhookkit import trickle
 
 
 class RecordingSmtp:
@@ -66,13 +67,7 @@ class TricklingSmtp:
 
     def _trickle(self, conn: socket.socket) -> None:
         with conn:
-            for byte in self.GREETING:
-                if self.stopping.wait(self.interval):
-                    return
-                try:
-                    conn.sendall(bytes([byte]))
-                except OSError:
-                    return  # the sender gave up and closed
+            trickle(conn, self.GREETING, self.interval, self.stopping)
 
     def close(self) -> None:
         self.stopping.set()

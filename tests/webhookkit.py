@@ -113,17 +113,22 @@ class Trickler:
             if len(self.requests) > 1:
                 conn.sendall(self.ANSWER)
                 return
-            for byte in self.ANSWER:
-                if self.stopping.wait(self.interval):
-                    return
-                try:
-                    conn.sendall(bytes([byte]))
-                except OSError:
-                    return  # the sender gave up and closed
+            trickle(conn, self.ANSWER, self.interval, self.stopping)
 
     def close(self) -> None:
         self.stopping.set()
         self.listener.close()
+
+
+def trickle(conn: socket.socket, data: bytes, interval: float, stopping: threading.Event) -> None:
+    """Send `data` a byte every `interval` seconds until it is all sent, the sender closes or `stopping` is set."""
+    for byte in data:
+        if stopping.wait(interval):
+            return
+        try:
+            conn.sendall(bytes([byte]))
+        except OSError:
+            return  # the sender gave up and closed
 
 
 class ForwardProxy:
