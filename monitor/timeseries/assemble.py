@@ -64,10 +64,12 @@ def points_of(cols: dict) -> list[list]:
 
 def finish(plot: Plot, part: dict, edges: dict, bounds: Bounds, interval: int, columns: bool = False) -> dict:
     """The graph of a cached `part` and the raw samples of `edges` before its first window and after its newest:
-    each edge is one more point (a partial window) and counts in every figure of the legend. `columns`: the
-    series carry `cols` (lists "t", "mean", "max" and maybe "min") instead of `points`, made from the cached
-    machine arrays at C speed (a page's answer; rows of Python lists cost 17 ms per 20 graphs)."""
+    they are more points (partial windows, and the windows not yet written: one a chart interval, on the grid of the
+    cached ones) and count in every figure of the legend. `columns`: the series carry `cols` (lists "t", "mean",
+    "max" and maybe "min") instead of `points`, made from the cached machine arrays at C speed (a page's answer;
+    rows of Python lists cost 17 ms per 20 graphs)."""
     head_ms, start_ms, end_ms = bounds.ms()
+    every_ms = part["resolution_s"] * 1000
     series = []
     for item in part["series"]:
         acc, cols = item["acc"], item["cols"]
@@ -78,17 +80,16 @@ def finish(plot: Plot, part: dict, edges: dict, bounds: Bounds, interval: int, c
         got = edges.get((plot.key, item["field"]), {})
         for name, since, until in (("head", head_ms, start_ms), ("tail", end_ms, None)):
             rows = [(t, v) for t, v in got.get(name, ()) if v is not None]
-            inside = [v for t, v in rows if since is not None and t >= since and (until is None or t < until)]
+            inside = [(t, v) for t, v in rows if since is not None and t >= since and (until is None or t < until)]
             if not inside:
                 continue
-            low, high, mean = min(inside), max(inside), sum(inside) / len(inside)
-            point = [since, low * plot.scale, mean * plot.scale, high * plot.scale]
-            (heads if name == "head" else tails).append(point)
-            n, summed = n + len(inside), summed + sum(inside)
-            lowest = low if lowest is None else min(lowest, low)
-            highest = high if highest is None else max(highest, high)
+            values = [v for _, v in inside]
+            (heads if name == "head" else tails).extend(_edge_points(inside, since, every_ms, plot.scale))
+            n, summed = n + len(values), summed + sum(values)
+            lowest = min(values) if lowest is None else min(lowest, *values)
+            highest = max(values) if highest is None else max(highest, *values)
             if name == "tail":
-                current = inside[-1]
+                current = values[-1]
             if plot.template.totals:
                 total = (total or 0.0) + stats.total_between(rows, since, until, interval)
         legend = _legend(current, summed / n if n else None, lowest, highest, plot.template.totals, total)
@@ -99,6 +100,12 @@ def finish(plot: Plot, part: dict, edges: dict, bounds: Bounds, interval: int, c
         else:
             series.append(_scaled(plot, item["field"], item["label"], [*heads, *points, *tails], legend))
     return {k: v for k, v in part.items() if k != "series" and not k.startswith("_")} | {"series": series}
+
+
+def _edge_points(rows: list[tuple[int, float]], since: int, every_ms: int, scale: float) -> list[list]:
+    """Points (scaled) of raw samples from `since` on: one for each interval of the chart's grid they fall in, as
+    the rollup windows there will be once written (stats.edge_windows)."""
+    return [[t, lo * scale, mid * scale, hi * scale] for t, lo, mid, hi in stats.edge_windows(rows, since, every_ms)]
 
 
 def _joined(cols: dict, heads: list, tails: list) -> dict:

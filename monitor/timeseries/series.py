@@ -64,7 +64,7 @@ def _rollup_group(
     """Graphs read from a rollup tier over its whole windows (cached until a newer window is written), then the
     raw samples after the newest window, so the chart and its legend reach the last poll."""
     raw = tiers.tiers()[0]
-    start, end = cache.aligned(span.start, span.end, span.now, shape.tier.step_s)
+    start, end = cache.aligned(span.start, span.end, span.now, shape.tier.step_s, interval)
     whole = Window(start, end, span.points, span.now)
 
     def key_of(plot: Plot, since: datetime, until: datetime) -> str:
@@ -88,7 +88,7 @@ def _rollup_group(
         edges = raw_edges.read(plots, head, start, end, span.end, span.now, shape.tier.step_s, interval, versions)
     bounds = Bounds(head, start, end)
     out = {plot.key: assemble.finish(plot, parts[plot.key], edges, bounds, interval, columns) for plot in plots}
-    if head is not None or raw.holds(start, span.now):  # the 95th percentile of the raw samples summarised
+    if tiers.finest_holding(span.start, span.now).step_s == 0:  # the 95th percentile of the raw samples summarised
         percentiles.fill_from_windows(plots, out, parts, edges, span, bounds, defer=(p95 == "later"))
     else:
         percentiles.fill(plots, out, {}, span, shape, defer=(p95 == "later"))  # the range's 5-minute windows
