@@ -22,8 +22,11 @@ def read(plot: Plot, span: Window, p95: str = "now") -> dict:
     start, end = span.start, span.end
     if shape.tier.step_s:
         start, end = cache.aligned(span.start, span.end, span.now, shape.tier.step_s, interval_of([plot]))
-    # v2: entries keep each series' step count and sum ("_steps") for the raw tail; those cached before do not
-    key = cache.key("aggregate-v2", shape, plot.template.slug, plot.members, plot.scale, start, end, p95 == "later")
+    # v2: entries keep each series' step count and sum ("_steps") for the raw tail; those cached before do not; the
+    # 95th's source is in the key, as ranges of the same windows may start either side of what raw retention holds
+    source = tiers.finest_holding(span.start, span.now).name
+    later = p95 == "later"
+    key = cache.key("aggregate-v2", shape, plot.template.slug, plot.members, plot.scale, start, end, later, source)
     data = cache.get_many([key]).get(key) if shape.tier.step_s else None
     if data is None:
         data = _windows(plot, shape, span, start, end, p95)

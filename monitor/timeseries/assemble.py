@@ -62,12 +62,15 @@ def points_of(cols: dict) -> list[list]:
     return [[t, None if low != low else low, mean, high] for t, low, mean, high in found]
 
 
-def finish(plot: Plot, part: dict, edges: dict, bounds: Bounds, interval: int, columns: bool = False) -> dict:
+def finish(
+    plot: Plot, part: dict, edges: dict, bounds: Bounds, span: Window, interval: int, columns: bool = False
+) -> dict:
     """The graph of a cached `part` and the raw samples of `edges` before its first window and after its newest:
     they are more points (partial windows, and the windows not yet written: one a chart interval, on the grid of the
     cached ones) and count in every figure of the legend. `columns`: the series carry `cols` (lists "t", "mean",
     "max" and maybe "min") instead of `points`, made from the cached machine arrays at C speed (a page's answer;
-    rows of Python lists cost 17 ms per 20 graphs)."""
+    rows of Python lists cost 17 ms per 20 graphs). The 95th percentile's source is the request's (`span`): a
+    cached part serves every range whose start lies in its first window."""
     head_ms, start_ms, end_ms = bounds.ms()
     every_ms = part["resolution_s"] * 1000
     series = []
@@ -99,7 +102,8 @@ def finish(plot: Plot, part: dict, edges: dict, bounds: Bounds, interval: int, c
             series.append(found | {"cols": _joined(cols, heads, tails)})
         else:
             series.append(_scaled(plot, item["field"], item["label"], [*heads, *points, *tails], legend))
-    return {k: v for k, v in part.items() if k != "series" and not k.startswith("_")} | {"series": series}
+    kept = {k: v for k, v in part.items() if k != "series" and not k.startswith("_")}
+    return kept | {"p95_source": p95_source(plot, span), "series": series}
 
 
 def _edge_points(rows: list[tuple[int, float]], since: int, every_ms: int, scale: float) -> list[list]:
@@ -153,8 +157,14 @@ def meta(plot: Plot, shape: Layout, span: Window) -> dict:
         "aggregated": shape.windowed,
         "tier": shape.tier.name,
         "unit": plot.template.unit,
-        "p95_source": SOURCES[tiers.finest_holding(span.start, span.now).name] if plot.template.percentile else None,
+        "p95_source": p95_source(plot, span),
     }
+
+
+def p95_source(plot: Plot, span: Window) -> str | None:
+    """What the graph's 95th percentile is of (None: its legend has none): the finest tier holding the range's start,
+    as monitor.timeseries.percentiles computes it."""
+    return SOURCES[tiers.finest_holding(span.start, span.now).name] if plot.template.percentile else None
 
 
 def _legend(current, average, minimum, maximum, totals: bool, total) -> dict:

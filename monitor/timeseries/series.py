@@ -87,7 +87,7 @@ def _rollup_group(
     if raw.holds(end, span.now):
         edges = raw_edges.read(plots, head, start, end, span.end, span.now, shape.tier.step_s, interval, versions)
     bounds = Bounds(head, start, end)
-    out = {plot.key: assemble.finish(plot, parts[plot.key], edges, bounds, interval, columns) for plot in plots}
+    out = {plot.key: assemble.finish(plot, parts[plot.key], edges, bounds, span, interval, columns) for plot in plots}
     if tiers.finest_holding(span.start, span.now).step_s == 0:  # the 95th percentile of the raw samples summarised
         percentiles.fill_from_windows(plots, out, parts, edges, span, bounds, defer=(p95 == "later"))
     else:
