@@ -178,14 +178,13 @@ class Series:
                 return sum(r[1] for r in self.rows[b:c]) / (c - b)
         return None
 
-    def total(self, s: float, e: float, first_gets_interval: bool, current: int | None = None) -> float:
-        """Σ value x own interval; `current`: the member's current poll interval decides what is a gap (raw
-        samples), else the interval in force when the sample was polled (rollup windows: the first sample after a
-        change from 300 to 60 s counts 60 s)."""
+    def total(self, s: float, e: float, first_gets_interval: bool) -> float:
+        """Σ value x own interval, the interval in force when the sample was polled deciding what is a gap, for raw
+        samples and rollup windows alike (the first sample after a change from 300 to 60 s counts 60 s)."""
         a, b = bisect.bisect_left(self.times, s), bisect.bisect_left(self.times, e)
         out = 0.0
         for i in range(a, b):
-            interval = self.rows[i][2] if current is None else current
+            interval = self.rows[i][2]
             if (i == a and first_gets_interval) or i == 0:
                 weight = interval
             else:
@@ -247,7 +246,7 @@ def expected(name: str, start: float, end: float, points: int) -> dict:
         step = max(intervals)
         steps = summed(ms, range(int(start // step * step), math.ceil(end), step), step, True)
         steps = [(s, v) for s, v in steps if s < end]
-        out["total"] = sum(m.total(start, end, True, i) for m, i in zip(ms, intervals, strict=True)) / 8
+        out["total"] = sum(m.total(start, end, True) for m in ms) / 8
         out["p95"], out["p95_source"] = percentile([v for _, v in steps]), "raw samples"
         out["tail"] = None
     else:
@@ -273,7 +272,7 @@ def expected(name: str, start: float, end: float, points: int) -> dict:
                 if vals:
                     tail_steps.append((slot, sum(vals)))
             if tail_steps:
-                tail_total = sum(m.total(last, end, False, i) for m, i in zip(rm, intervals, strict=True))
+                tail_total = sum(m.total(last, end, False) for m in rm)
                 out["tail"] = (tail_steps, tail_total / 8)
     native = step
     room = max(points - 4, 1)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 from datetime import timedelta
 
-from monitor.timeseries import cache, stats, tiers
+from monitor.timeseries import cache, intervals, stats, tiers
 from monitor.timeseries.client import run
 from monitor.timeseries.flux import Member, Params, Plot, any_of, chain, keep_columns, series_predicate
 from monitor.timeseries.lookup import Lookup
@@ -148,8 +148,8 @@ def _tail(plot: Plot, since, span: Window, step_s: int) -> dict[str, tuple[list,
             if values:
                 steps.append((slot, sum(values)))
         total = sum(
-            stats.total_between(samples, since_ms, until_ms, member.interval_s)
-            for member, samples in zip(plot.members, members, strict=True)
+            stats.total_between(samples, since_ms, until_ms, got.get((index, POLLED), member.interval_s))
+            for index, (member, samples) in enumerate(zip(plot.members, members, strict=True))
         )
         out[field] = (steps, total)
     return out
@@ -163,7 +163,8 @@ def _margin_s(plot: Plot) -> int:
 
 
 def _read(plot: Plot, tier: tiers.Tier, start, end, names: dict[str, str], margin_s: int = 0) -> dict:
-    """Every member's points of these stored fields ({stored: field}), per (member index, stored field)."""
+    """Every member's points of these stored fields ({stored: field}), per (member index, stored field); of raw
+    samples with totals, also the intervals each member's device was polled at, per (member index, POLLED)."""
     bind, lookup, preds = Params(), Lookup(), []
     for index, member in enumerate(plot.members):
         one = Plot(f"{index}", plot.template, (member,))
@@ -172,8 +173,19 @@ def _read(plot: Plot, tier: tiers.Tier, start, end, names: dict[str, str], margi
         preds.append(series_predicate(plot.template, member, list(names), bind))
     script = chain(bind(tier.bucket), any_of(preds), "", keep_columns([plot]), "points")
     params = {"p_start": start - timedelta(seconds=margin_s), "p_stop": end + timedelta(seconds=margin_s)}
-    found = lookup.index(run(script, params | bind.values))
-    return {(int(index), stored): got.get("points", []) for (index, stored), got in found.items()}
+    polls = tier.step_s == 0 and plot.template.totals
+    if polls:  # the polls' records, for totals by the interval each sample was polled at
+        script += intervals.flux(bind, bind(tier.bucket), [m.device for m in plot.members])
+        params |= {"q_start": params["p_start"], "q_stop": params["p_stop"] + timedelta(seconds=intervals.AFTER_S)}
+    tables = run(script, params | bind.values)
+    found = {(int(index), stored): got.get("points", []) for (index, stored), got in lookup.index(tables).items()}
+    if polls:
+        polled = intervals.from_tables(tables, {m.device: float(m.interval_s) for m in plot.members})
+        found |= {(index, POLLED): polled[m.device] for index, m in enumerate(plot.members)}
+    return found
+
+
+POLLED = "_polled"  # `_read`'s key of a member's intervals
 
 
 def _summed(
@@ -196,7 +208,7 @@ def _summed(
                         summed[field][slot] += value
                 inside = [(t, v) for t, v in samples if first_ms <= t < last_ms]
                 if plot.template.totals and inside:
-                    totals[field] += stats.total(inside, member.interval_s)
+                    totals[field] += stats.total(inside, got.get((index, POLLED), member.interval_s))
     else:
         names = {f"{f}_{s}": f for f in fields for s in ("sum", "count")}
         got = _read(plot, tier, start, end, names)

@@ -9,11 +9,13 @@ from collections import defaultdict
 
 from monitor.timeseries import stats, tiers
 from monitor.timeseries.flux import Plot
+from monitor.timeseries.intervals import Polled
 from monitor.timeseries.plan import SOURCES, Bounds, Layout, Window
 
 
-def graph(plot: Plot, found: dict, shape: Layout, span: Window, interval: int) -> dict:
-    """One graph's JSON from raw samples: points [t ms, min, mean, max] scaled, and the legend (p95 later)."""
+def graph(plot: Plot, found: dict, shape: Layout, span: Window, interval: int | Polled) -> dict:
+    """One graph's JSON from raw samples: points [t ms, min, mean, max] scaled, and the legend (p95 later);
+    `interval`: the intervals its device was polled at (monitor/timeseries/intervals.py), or today's."""
     series = []
     for definition in plot.template.series:
         got = found.get((plot.key, definition.field), {})
@@ -63,7 +65,7 @@ def points_of(cols: dict) -> list[list]:
 
 
 def finish(
-    plot: Plot, part: dict, edges: dict, bounds: Bounds, span: Window, interval: int, columns: bool = False
+    plot: Plot, part: dict, edges: dict, bounds: Bounds, span: Window, interval: int | Polled, columns: bool = False
 ) -> dict:
     """The graph of a cached `part` and the raw samples of `edges` before its first window and after its newest:
     they are more points (partial windows, and the windows not yet written: one a chart interval, on the grid of the
@@ -174,7 +176,7 @@ def _legend(current, average, minimum, maximum, totals: bool, total) -> dict:
     return legend
 
 
-def _from_samples(rows: list, totals: bool, interval: int) -> tuple[list, dict]:
+def _from_samples(rows: list, totals: bool, interval: int | Polled) -> tuple[list, dict]:
     samples = [(t, v) for t, v in rows if v is not None]
     values = [v for _, v in samples]
     legend = _legend(
@@ -199,7 +201,7 @@ def _only(got: dict, name: str) -> float | None:
     return values[-1] if values else None
 
 
-def _from_windows(got: dict, totals: bool, interval: int) -> tuple[list, dict]:
+def _from_windows(got: dict, totals: bool, interval: int | Polled) -> tuple[list, dict]:
     slots: dict[int, list] = defaultdict(lambda: [None, None, None])
     for column, name in ((0, "wmin"), (1, "wmean"), (2, "wmax")):
         for t, v in got.get(name, ()):
@@ -207,8 +209,11 @@ def _from_windows(got: dict, totals: bool, interval: int) -> tuple[list, dict]:
                 slots[t][column] = v
     points = [(t, s[0], s[1], s[2]) for t, s in sorted(slots.items()) if s[1] is not None and s[2] is not None]
     total = None
-    if totals and points:
-        total = (_only(got, "tsum") or 0.0) + (_only(got, "tfirst") or 0.0) * interval
+    if totals and points and "traw" in got:  # polled at another interval than today's: summed here, sample by sample
+        total = stats.total([(t, v) for t, v in got["traw"] if v is not None], interval)
+    elif totals and points:  # summed in InfluxDB with the interval of today, the one every sample was polled at
+        today = interval.now_s if isinstance(interval, Polled) else interval
+        total = (_only(got, "tsum") or 0.0) + (_only(got, "tfirst") or 0.0) * today
     legend = _legend(
         _only(got, "last"),
         _only(got, "avg"),

@@ -8,6 +8,8 @@ import math
 from collections.abc import Iterable, Sequence
 
 from collectors.rollup import sample_weight
+from monitor.timeseries import intervals
+from monitor.timeseries.intervals import Polled
 
 Q = 0.95
 
@@ -39,25 +41,24 @@ def lower_bound(windows: Iterable[tuple[float, float]], k: int) -> float | None:
     return None
 
 
-def total(points: Sequence[tuple[int, float]], interval_s: float) -> float:
+def total(points: Sequence[tuple[int, float]], interval: float | Polled) -> float:
     """Σ value x the sample's own interval (the time since the previous sample, or one poll interval after a gap
-    longer than two intervals or for the first): a rate's total, never bridged across a gap. Times in ms."""
-    result, last = 0.0, None
-    for t_ms, value in points:
-        t = t_ms / 1000.0
-        result += value * sample_weight(t, last, interval_s)
-        last = t
-    return result
+    longer than two intervals or for the first): a rate's total, never bridged across a gap. The poll interval is
+    the one each sample was polled at (`Polled`; a number: that one throughout). Times in ms."""
+    return total_between(points, -math.inf, None, interval)
 
 
-def total_between(points: Sequence[tuple[int, float]], since_ms: int, until_ms: int | None, interval_s: float) -> float:
+def total_between(
+    points: Sequence[tuple[int, float]], since_ms: float, until_ms: int | None, interval: float | Polled
+) -> float:
     """`total` of the samples from `since_ms` until `until_ms` (None: the last); an earlier sample only sets the
     interval of the one after it."""
+    polled = intervals.of(interval)
     result, last = 0.0, None
     for t_ms, value in points:
         t = t_ms / 1000.0
         if t_ms >= since_ms and (until_ms is None or t_ms < until_ms):
-            result += value * sample_weight(t, last, interval_s)
+            result += value * sample_weight(t, last, polled.at(t_ms))
         last = t
     return result
 
