@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 from django.conf import settings
 from influxdb_client import BucketRetentionRules, InfluxDBClient
@@ -13,6 +13,10 @@ from influxdb_client import BucketRetentionRules, InfluxDBClient
 from monitor.timeseries import retention
 
 log = logging.getLogger(__name__)
+# A tier is read no further back than its configured retention and this (a bucket kept forever, as the raw one is
+# until `rollup_backfill` has rolled its history up, is not read raw for a year); a range starting a day earlier is
+# served as long as the bucket still holds it (the 1y preset, 366 days, from the 5-minute tier).
+READ_SLACK = timedelta(days=1)
 SHARD_S = {"raw": 0, "5m": 30 * 86400, "1h": 90 * 86400}  # long ranges read few shards (0: InfluxDB's default)
 
 
@@ -26,10 +30,14 @@ class Tier:
     retention_days: int
 
     def holds(self, start: datetime, now: datetime) -> bool:
-        """Whether the bucket still keeps every sample from `start` on at `now`, as InfluxDB keeps it: from the start
-        of the shard group that holds `now` less its retention, and since a raised retention (retention.py)."""
-        floor = retention.kept(self.bucket, self.retention_days).floor(now.timestamp())
-        return floor is None or start.timestamp() >= floor
+        """Whether the tier serves a range from `start` at `now`: its bucket still keeps every sample from there, as
+        InfluxDB keeps it (from the start of the shard group that holds `now` less the bucket's own retention, and
+        since a raised retention: retention.py), and it lies within the tier's configured retention and READ_SLACK."""
+        floors = [retention.kept(self.bucket, self.retention_days).floor(now.timestamp())]
+        if self.retention_days:
+            floors.append((now - timedelta(days=self.retention_days) - READ_SLACK).timestamp())
+        held = [floor for floor in floors if floor is not None]
+        return not held or start.timestamp() >= max(held)
 
 
 def tiers(base: str | None = None) -> list[Tier]:
