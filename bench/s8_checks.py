@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from bench import stack
 from bench.common import percentile
-from collectors.rollup import HOUR_WRITE_DELAY_S, WRITTEN_BY_S
+from collectors.rollup import begun_by_s
 
 TIERS = (("5m", 300), ("1h", 3600))
 # Series every switch must have a rollup point for in each window: (measurement, raw field, identifying tags).
@@ -86,8 +86,8 @@ class Window:
         return self.start + self.step
 
 
-# When the last device has written a window after its end (collectors/rollup.py).
-WRITTEN_AFTER_S = {"5m": WRITTEN_BY_S, "1h": HOUR_WRITE_DELAY_S + WRITTEN_BY_S}
+# When the last device polled each minute has begun the poll that writes a window, after its end (collectors/rollup.py).
+WRITTEN_AFTER_S = {tier: begun_by_s(step, 60) for tier, step in TIERS}
 
 
 class RollupChecker(threading.Thread):

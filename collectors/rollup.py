@@ -21,12 +21,34 @@ HOUR_WRITE_DELAY_S = 150
 # window waits in the device's state for its first poll SPREAD_S after the window's end, and an hour for its first
 # poll HOUR_WRITE_DELAY_S + SPREAD_S after. A window line holds 5-6 values per field against a poll's one; all in
 # the minute after each window's end, at 2,000 switches InfluxDB's writes timed out there and pages waited
-# (docs/performance.md scenario 8); over two minutes, half as many a second. Pages see a window once every device
-# has written it (monitor/timeseries/cache.py WRITE_GRACE_S).
+# (docs/performance.md scenario 8); over two minutes, half as many a second.
 SPREAD_S = 60
-# So every device polled each minute has written a 5-minute window this long after its end (the first poll after
-# it, a minute later for half of them), and an hour HOUR_WRITE_DELAY_S later than that.
-WRITTEN_BY_S = 2 * SPREAD_S
+# A poll's own time and its flush: the lines of a poll are in InfluxDB this long after it began.
+WRITE_SLACK_S = 60
+
+
+def writes_after_s(step_s: int, device_key: str, interval_s: float) -> float:
+    """How long after a window's end (of a tier of `step_s`) the device's first poll that begins writes it: at
+    once for a 5-minute window, HOUR_WRITE_DELAY_S for an hour, and its write delay (`write_delay_s`) on top."""
+    return (HOUR_WRITE_DELAY_S if step_s >= HOUR else 0.0) + write_delay_s(device_key, interval_s)
+
+
+def begun_by_s(step_s: int, interval_s: float) -> float:
+    """How long after a window's end every device polled every `interval_s` has begun the poll that writes it: its
+    first poll `writes_after_s` past the end (the latest of any key's) comes within one poll interval."""
+    spread = SPREAD_S if interval_s <= SPREAD_S else 0.0
+    return (HOUR_WRITE_DELAY_S if step_s >= HOUR else 0.0) + spread + interval_s
+
+
+def written_by_s(step_s: int, interval_s: float) -> float:
+    """How long after a window's end every device polled every `interval_s` has written it to InfluxDB: the rule
+    every reader of the rollup tiers keeps (monitor/timeseries/cache.py), whatever the poll interval (a device polled
+    every 300 s writes a window up to 300 s after its end, one every 900 s up to 900 s)."""
+    return begun_by_s(step_s, interval_s) + WRITE_SLACK_S
+
+
+# Every device polled each minute has begun the poll that writes a 5-minute window this long after its end.
+WRITTEN_BY_S = begun_by_s(FIVE, SPREAD_S)
 # Fields whose legend shows a total (rate x the sample's own interval): kept as `<field>_total` in each window.
 TOTALS: Mapping[str, frozenset[str]] = {"interface": frozenset(("in_bps", "out_bps"))}
 _NONE: frozenset[str] = frozenset()

@@ -35,11 +35,15 @@ _REAL = datetime.now(timezone.utc).timestamp()
 # A fixed "now" off every 5-minute and hour boundary (xx:37:23, an hour or two ago), as tests/test_planted_legends.py.
 NOW_S = (int(_REAL) // HOUR - 1) * HOUR + 37 * 60 + 23
 NOW = datetime.fromtimestamp(NOW_S, timezone.utc)
-RAW_FROM = NOW_S - 16 * DAY  # older history is written to the rollup tiers only (as after raw retention)
-RAW_HELD_S = 15 * DAY  # 14 days + tiers.GRACE
-FIVE_HELD_S = 367 * DAY
+RAW_FROM = NOW_S - 13 * DAY  # older history is written to the rollup tiers only (the raw bucket refuses it)
+# The raw bucket (14 days, InfluxDB's shard groups of a UTC day) holds every sample from the start of the day that
+# holds now less 14 days (docs/graphs.md "Tiers"); no range read here starts between that and RAW_FROM.
+RAW_HELD_FROM = (NOW_S - 14 * DAY) // DAY * DAY
+FIVE_HELD_S = 366 * DAY
 HISTORY_S = 33 * DAY
-GRACE = {300: 180, 3600: 480}
+# docs/graphs.md "Tiers": how long after its end a window counts as written, by its step and the chart's longest
+# poll interval (60 s: 3 minutes, 300 s: 8; an hour 8 and 13 minutes)
+SEEN = {(300, 60): 180, (300, 300): 480, (3600, 60): 480, (3600, 300): 780}
 M = 1e6
 
 
@@ -174,14 +178,13 @@ class Series:
                 return sum(r[1] for r in self.rows[b:c]) / (c - b)
         return None
 
-    def total(self, s: float, e: float, first_gets_interval: bool, current: int | None = None) -> float:
-        """Σ value x own interval; `current`: the member's current poll interval decides what is a gap (raw
-        samples), else the interval in force when the sample was polled (rollup windows: the first sample after a
-        change from 300 to 60 s counts 60 s)."""
+    def total(self, s: float, e: float, first_gets_interval: bool) -> float:
+        """Σ value x own interval, the interval in force when the sample was polled deciding what is a gap, for raw
+        samples and rollup windows alike (the first sample after a change from 300 to 60 s counts 60 s)."""
         a, b = bisect.bisect_left(self.times, s), bisect.bisect_left(self.times, e)
         out = 0.0
         for i in range(a, b):
-            interval = self.rows[i][2] if current is None else current
+            interval = self.rows[i][2]
             if (i == a and first_gets_interval) or i == 0:
                 weight = interval
             else:
@@ -204,7 +207,7 @@ def percentile(values):
 
 
 def chart_tier(start: float, end: float, points: int) -> str:
-    if start >= NOW_S - RAW_HELD_S:
+    if start >= RAW_HELD_FROM:
         return "raw"  # aggregates read raw samples whenever raw retention holds the start
     every = math.ceil((end - start) / points)
     held = (["5m"] if start >= NOW_S - FIVE_HELD_S else []) + ["1h"]
@@ -212,9 +215,9 @@ def chart_tier(start: float, end: float, points: int) -> str:
     return fine[-1] if fine else held[0]
 
 
-def aligned(start: float, end: float, step: int) -> tuple[int, int]:
+def aligned(start: float, end: float, step: int, interval: int) -> tuple[int, int]:
     first = math.ceil(start / step) * step
-    last = math.floor(min(end, NOW_S - GRACE[step]) / step) * step
+    last = min(math.floor(end / step) * step, math.floor((NOW_S - SEEN[(step, interval)]) / step) * step)
     return first, max(first, last)
 
 
@@ -243,29 +246,34 @@ def expected(name: str, start: float, end: float, points: int) -> dict:
         step = max(intervals)
         steps = summed(ms, range(int(start // step * step), math.ceil(end), step), step, True)
         steps = [(s, v) for s, v in steps if s < end]
-        out["total"] = sum(m.total(start, end, True, i) for m, i in zip(ms, intervals, strict=True)) / 8
+        out["total"] = sum(m.total(start, end, True) for m in ms) / 8
         out["p95"], out["p95_source"] = percentile([v for _, v in steps]), "raw samples"
         out["tail"] = None
     else:
         ms = members(name)  # the rollup tiers hold all of it
         step = 300 if tier == "5m" else 3600
-        first, last = aligned(start, end, step)
+        first, last = aligned(start, end, step, max(intervals))
         steps = summed(ms, range(first, last, step), step, False, tuple(intervals))
         out["total"] = sum(m.total(first, last, False) for m in ms) / 8
         source = 300 if start >= NOW_S - FIVE_HELD_S else 3600
-        f5, l5 = aligned(start, end, source)
+        f5, l5 = aligned(start, end, source, max(intervals))
         out["p95"] = percentile([v for _, v in summed(ms, range(f5, l5, source), source, False, tuple(intervals))])
         out["p95_source"] = "5-minute means" if source == 300 else "hourly means"
-        # docs "Tiers": a rollup chart is completed with the raw samples after its newest window (while raw
-        # retention holds it), one more (partial) point counted in every legend figure.
+        # docs "Tiers": a rollup chart is completed with the raw samples after its newest window counted as written
+        # (while raw retention holds it), more steps (one a window of the tier, the last cut at the range's end)
+        # counted in every legend figure.
         out["tail"] = None
-        if end >= NOW_S - RAW_HELD_S and end > last:
+        if end >= RAW_HELD_FROM and end > last:
             rm = raw_members(name)
-            vals = [m.value(last, end, True) for m in rm]
-            vals = [v for v in vals if v is not None]
-            if vals:
-                tail_total = sum(m.total(last, end, False, i) for m, i in zip(rm, intervals, strict=True))
-                out["tail"] = (last, sum(vals), tail_total / 8)
+            tail_steps = []
+            for slot in range(last, math.ceil(end), step):
+                vals = [m.value(slot, min(slot + step, end), True) for m in rm]
+                vals = [v for v in vals if v is not None]
+                if vals:
+                    tail_steps.append((slot, sum(vals)))
+            if tail_steps:
+                tail_total = sum(m.total(last, end, False) for m in rm)
+                out["tail"] = (tail_steps, tail_total / 8)
     native = step
     room = max(points - 4, 1)
     every = max(native, math.ceil((end - start) / room))
@@ -283,10 +291,10 @@ def with_tail(want: dict) -> dict:
     """The legend with the raw tail counted (docs "Tiers", literally)."""
     if not want["tail"]:
         return want
-    _, v, total = want["tail"]
-    values = [x for _, x in want["steps"]] + [v]
+    tail, total = want["tail"]
+    values = [x for _, x in want["steps"]] + [v for _, v in tail]
     return want | {
-        "current": v,
+        "current": values[-1],
         "average": sum(values) / len(values),
         "minimum": min(values),
         "maximum": max(values),
@@ -353,8 +361,9 @@ def compare(name: str, label: str, points: int) -> list[str]:
             unit = "" if fig == "total" else " Mbit/s"
             problems.append(f"{where}: {fig} expected {fmt(literal[fig])} got {fmt(stats.get(fig))}{unit}{note}")
     pts = windows(want["steps"], data["resolution_s"], data["aggregated"])
-    if want["tail"]:  # one more point: the raw samples after the newest window
-        pts.append([want["tail"][0] * 1000, want["tail"][1], want["tail"][1], want["tail"][1]])
+    if want["tail"]:  # the raw samples after the newest window: its steps on the chart's grid, from the first
+        drawn = windows(want["tail"][0], data["resolution_s"], data["aggregated"])
+        pts += [[max(p[0], want["tail"][0][0][0] * 1000), *p[1:]] for p in drawn]
     if data["resolution_s"] != want["every"]:
         problems.append(f"{where}: resolution expected {want['every']} got {data['resolution_s']}")
     got_pts = got_in["points"]
@@ -372,8 +381,8 @@ def compare(name: str, label: str, points: int) -> list[str]:
             f" ({(NOW_S * 1000 - p[0]) / 1000:.0f} s before now): expected {[fmt(x) for x in p[1:]]}"
             f" got {[fmt(x) for x in q[1:]]} (t {q[0] - p[0]:+d} ms)"
         )
-    if want["tail"] and not any(q[0] == want["tail"][0] * 1000 for q in got_pts):
-        problems.append(f"{where}: no point for the raw tail after the newest window ({fmt(want['tail'][1])} Mbit/s)")
+    if want["tail"] and not any(q[0] == want["tail"][0][0][0] * 1000 for q in got_pts):
+        problems.append(f"{where}: no point for the raw tail after the newest window")
     if len(got_pts) > points:
         problems.append(f"{where}: {len(got_pts)} points > {points}")
     return problems

@@ -7,8 +7,9 @@ and every legend figure (current, average, minimum, maximum, total, 95th) and th
 is compared with what docs/graphs.md says it must be, computed here from the planted samples.
 
 Populations, as docs/graphs.md states them:
-- raw tier, or a rollup tier while raw retention (14 days + 1 day grace) holds the range's start: every sample in
-  [start, end) (head and tail raw edges included);
+- raw tier, or a rollup tier while the raw bucket holds the range's start (14 days of retention, in InfluxDB's shard
+  groups of a day: from the start of the UTC day that holds now less 14 days): every sample in [start, end) (head
+  and tail raw edges included);
 - a rollup tier past raw retention: the whole windows of the tier in [start, end) that are surely written
   (cache.aligned), plus the raw samples after the newest window while raw retention holds the range's end;
 - 95th percentile: of the raw samples while raw retention holds the start, else of the 5-minute means of the whole
@@ -39,8 +40,10 @@ DAY, HOUR, POLL, PHASE = 86400, 3600, 60, 7
 _REAL = datetime.now(timezone.utc).timestamp()
 NOW_S = (int(_REAL) // HOUR - 1) * HOUR + 37 * 60 + 23
 NOW = datetime.fromtimestamp(NOW_S, timezone.utc)
-RAW_FROM = NOW_S - 16 * DAY  # raw samples written from here on (older history: rollups only, as after retention)
-RAW_HELD = 14 + 1  # MONITOR_RAW_RETENTION_DAYS (14) + tiers.GRACE
+RAW_FROM = NOW_S - 13 * DAY  # raw samples written from here on (older history: rollups only; the bucket refuses it)
+# The raw bucket holds every sample from the start of the UTC day (its shard group) that holds now less 14 days; no
+# range read here starts between that and RAW_FROM. The 5-minute one holds 366 days at least.
+RAW_HELD_FROM, FIVE_HELD_FROM = (NOW_S - 14 * DAY) // DAY * DAY, NOW_S - 366 * DAY
 FLAT_IN, FLAT_OUT, PEAK_IN, PEAK_OUT = 10e6, 4e6, 900e6, 250e6
 GRACE = {300: 180, 3600: 480}  # cache.WRITE_GRACE_S, HOUR_GRACE_S
 
@@ -178,26 +181,26 @@ def planted(stack_env, tmp_path_factory):
 # ---------------------------------------------------------------- expectations (docs/graphs.md)
 
 
-def _held(start: float, days: int) -> bool:
-    return start >= NOW_S - days * DAY
+def _held(start: float, since: float = RAW_HELD_FROM) -> bool:
+    return start >= since
 
 
 def population(rows, start: float, end: float, tier: str) -> list[tuple[float, float]]:
     """(t, value) of the samples the legend covers, by the docs' rules for this tier."""
-    if tier == "raw" or _held(start, RAW_HELD):
+    if tier == "raw" or _held(start):
         return [(t, v) for t, v in rows if start <= t < end]
     step = 300 if tier == "5m" else 3600
     first = math.ceil(start / step) * step
     last = max(first, math.floor(min(end, NOW_S - GRACE[step]) / step) * step)
     whole = [(t, v) for t, v in rows if first <= t < last]
-    tail = [(t, v) for t, v in rows if last <= t < end] if _held(end, RAW_HELD) else []
+    tail = [(t, v) for t, v in rows if last <= t < end] if _held(end) else []
     return whole + tail
 
 
 def p95_population(rows, start: float, end: float) -> tuple[str, list[float]]:
-    if _held(start, RAW_HELD):
+    if _held(start):
         return "raw samples", [v for t, v in rows if start <= t < end]
-    step = 300 if _held(start, 367) else 3600
+    step = 300 if _held(start, FIVE_HELD_FROM) else 3600
     first = math.ceil(start / step) * step
     last = max(first, math.floor(min(end, NOW_S - GRACE[step]) / step) * step)
     windows: dict[int, list[float]] = {}
@@ -247,7 +250,7 @@ def expected(device: str, field: str, start: float, end: float, tier: str) -> di
     }
     # current: the newest sample when it is a raw sample the chart reads (raw tier, or a tail after the newest window)
     out["current"] = values[-1] if values else None
-    out["current_is_raw"] = tier == "raw" or (values and _held(end, RAW_HELD) and _in_tail(pop, end, tier))
+    out["current_is_raw"] = tier == "raw" or (values and _held(end) and _in_tail(pop, end, tier))
     return out
 
 

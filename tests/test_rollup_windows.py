@@ -6,7 +6,16 @@ import orjson
 import pytest
 
 from collectors.lineprotocol import series_key
-from collectors.rollup import HOUR_WRITE_DELAY_S, SPREAD_S, Windows, sample_weight, write_delay_s
+from collectors.rollup import (
+    HOUR_WRITE_DELAY_S,
+    SPREAD_S,
+    WRITE_SLACK_S,
+    Windows,
+    begun_by_s,
+    sample_weight,
+    write_delay_s,
+    written_by_s,
+)
 from collectors.samples import CounterState, Sample
 
 KEY = "interface,device=1,port=1/g1"
@@ -98,13 +107,36 @@ def test_an_hour_waiting_for_its_delay_is_written_when_the_next_hour_closes_a_wi
     assert stamp == HOUR * 1000 and (stats["in_bps_count"], stats["in_bps_max"]) == (12, 10.0)
 
 
-def test_pages_see_an_hour_once_every_device_has_written_it_and_the_warming_has_read_it():
-    """The hour is visible to pages with the next 5-minute window (its own grace), after the delay and a poll."""
+@pytest.mark.parametrize("interval", [30, 60, 120, 180, 300, 600, 900])
+def test_pages_count_a_window_as_written_only_once_every_device_polled_so_has_written_it(interval):
+    """Devices polled every `interval` s at every phase, writing at once or a minute late: the poll that writes
+    each 5-minute window and hour (the accumulator's own choice, its state kept in JSON between polls as in Redis)
+    begins by collectors/rollup.py's begun_by_s after the window's end, and pages count it as written
+    (monitor/timeseries/cache.py seen_after_s) only once that poll's lines are in InfluxDB (WRITE_SLACK_S later),
+    at the moment pages move on (3 minutes past a 5-minute boundary), and no later than the first such moment."""
     from monitor.timeseries import cache
 
-    assert cache.grace_s(300) == cache.WRITE_GRACE_S
-    assert cache.grace_s(3600) == 300 + cache.WRITE_GRACE_S  # when pages see the next 5-minute window
-    assert cache.grace_s(3600) >= HOUR_WRITE_DELAY_S + 2 * 60 + 60  # the delay, a poll interval, a slow write
+    latest = {300: 0.0, 3600: 0.0}
+    for phase in range(0, interval, max(5, interval // 12)):
+        for delay in {0.0, write_delay_s("1", interval), write_delay_s("2", interval)}:
+            state = CounterState()
+            for k in range(2 * 3600 // interval + 2):
+                t = HOUR + phase + k * interval
+                sample = Sample("interface", {"device": "1", "port": "1/g1"}, {"in_bps": 1.0}, t)
+                out = state.windows.take([sample], float(interval), t, series_key, delay_s=delay)
+                state = CounterState.from_json(state.to_json())
+                for tier, step in (("5m", 300), ("1h", 3600)):
+                    for line in out.get(tier, ()):
+                        end = fields_of(line)[2] / 1000 + step
+                        latest[step] = max(latest[step], t - end)
+    for step in (300, 3600):
+        assert latest[step] <= begun_by_s(step, interval), (step, latest[step])
+        seen = cache.seen_after_s(step, interval)
+        assert seen >= begun_by_s(step, interval) + WRITE_SLACK_S == written_by_s(step, interval)
+        assert seen % 300 == cache.WRITE_GRACE_S and seen - 300 < written_by_s(step, interval)
+    assert cache.seen_after_s(300, 60) == cache.WRITE_GRACE_S == 180  # a minute's devices: 3 minutes after
+    assert cache.seen_after_s(3600, 60) == cache.HOUR_GRACE_S == 480  # an hour with the next 5-minute window
+    assert (cache.seen_after_s(300, 300), cache.seen_after_s(3600, 900)) == (480, 1380)
 
 
 def test_a_total_never_spans_a_gap():

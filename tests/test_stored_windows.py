@@ -70,7 +70,7 @@ def test_a_days_stored_windows_read_in_influxql_equal_flux_in_one_request(day, i
     plots = plots_of(day, ["1/1", "1/2", "1/3"])
     shape = layout(plots[0], span, raw_first=False)
     assert shape.tier.name == "5m" and pieces.means_kept(shape)  # a day on a page: one stored window a point
-    start, end = cache.aligned(span.start, span.end, now, 300)
+    start, end = cache.aligned(span.start, span.end, now, 300, 60)
     whole = Window(start, end, 300, now)
     asked = {
         "range": pieces.Piece(whole, tail=True),
@@ -108,7 +108,7 @@ def test_a_port_name_is_bound_so_an_injection_reads_only_its_own_windows(day):
     span = Window.of(now - timedelta(days=1), now, 300, now)
     plots = [Plot("hostile", TEMPLATES["traffic"], (Member(str(day.pk), HOSTILE, 60),), 1.0)]
     shape = layout(plots[0], span, raw_first=False)
-    start, end = cache.aligned(span.start, span.end, now, 300)
+    start, end = cache.aligned(span.start, span.end, now, 300, 60)
     found = gather.gather_pieces(plots, shape, False, {"": pieces.Piece(Window(start, end, 300, now))})[""]
     part = assemble.rollup_part(plots[0], found, shape, span)
     means = list(part["series"][0]["cols"]["mean"])

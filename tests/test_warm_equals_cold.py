@@ -33,7 +33,7 @@ DAY, HOUR, POLL, PHASE = 86400, 3600, 60, 7
 _REAL = datetime.now(timezone.utc).timestamp()
 # 37 min 23 s past an hour, one to two hours ago: off every 5-minute and hour boundary.
 NOW_S = (int(_REAL) // HOUR - 1) * HOUR + 37 * 60 + 23
-RAW_FROM = NOW_S - 16 * DAY
+RAW_FROM = NOW_S - 13 * DAY  # the raw bucket refuses samples past its 14 days; no range starts before
 FLAT_IN, FLAT_OUT = 10e6, 4e6
 
 # Moments, in minutes before NOW (read oldest first): steps of 1 to 7 minutes, with skips of 11 and 13 (a range

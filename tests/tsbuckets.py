@@ -1,8 +1,9 @@
-"""Buckets of a test's own (raw kept forever, rollup tiers as deployed) and a writer for planted history."""
+"""Buckets of a test's own (every tier with its retention as deployed) and a writer for planted history."""
 
 from __future__ import annotations
 
 import math
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -24,8 +25,8 @@ def own_buckets(base: str, spool: Path):
         found = api.find_bucket_by_name(name)
         if found is not None:
             api.delete_bucket(found)
-    api.create_bucket(bucket_name=base, org=settings.INFLUXDB_ORG)  # raw kept forever: old samples load
-    tiers.ensure_buckets(client.client(), settings.INFLUXDB_ORG, base, include_raw=False)
+    # as `manage.py influxdb_buckets --raw` makes them: InfluxDB refuses raw samples past the raw retention
+    tiers.ensure_buckets(client.client(), settings.INFLUXDB_ORG, base, include_raw=True)
     settings.INFLUXDB_BUCKET = base
     services.reset_clients()
     writer = InfluxWriter(
@@ -52,11 +53,21 @@ def port_polls(
     times: list[float],
     rate,
     interval_s: float,
-    raw: bool = True,
+    raw: bool | None = None,
     field: str = "in_bps",
 ) -> None:
-    """One sample of `port` per time, `rate(t)` bit/s, written with its rollups as a poll would write it."""
+    """One sample of `port` per time, `rate(t)` bit/s, written with its rollups as a poll would write it; its raw
+    sample too where `raw` (None: where the raw bucket still takes it, as after its retention)."""
+    kept_from = raw_kept_from()
     for at in times:
         value = rate(at)
         fields = {field: float(value)} if value is not None and math.isfinite(value) else {}
-        history.poll(device, at, [Sample("interface", {"device": device, "port": port}, fields, at)], interval_s, raw)
+        sample = Sample("interface", {"device": device, "port": port}, fields, at)
+        history.poll(device, at, [sample], interval_s, at >= kept_from if raw is None else raw)
+
+
+def raw_kept_from() -> float:
+    """The oldest time (epoch seconds) the raw bucket takes a sample of now, with an hour to spare: InfluxDB refuses
+    samples older than its retention (MONITOR_RAW_RETENTION_DAYS; 0: kept forever)."""
+    days = settings.MONITOR_RAW_RETENTION_DAYS
+    return time.time() - days * 86400 + 3600 if days else 0.0

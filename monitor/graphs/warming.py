@@ -1,11 +1,13 @@
 """Read the page data requests viewed lately once more around each 5-minute window, so the next view of those
 pages (or the live refresh of one left open) finds their windows in the cache instead of InfluxDB.
 
-A live range's whole windows change twice a window: its end moves on when pages see the newest window
-(`cache.WRITE_GRACE_S` after the window's end), its start at the next window's end. The run before the first
-moment ("ahead", from a minute after the window's end) reads, as at that moment, the requests whose every device
-has written the window (polled since its end, or since a minute after it for the devices that write a minute
-later: collectors/rollup.py `write_delay_s`), each as soon as it has; the run at that moment reads those it left
+A live range's whole windows change twice a window: its end moves on when pages see a newer window
+(`cache.WRITE_GRACE_S` after a 5-minute boundary: the window that ended there for devices polled each minute, an
+older one for devices polled less often, `cache.seen_after_s`), its start at the next window's end. The run before
+the first moment ("ahead", from a minute after the window's end) reads, as at that moment, the requests whose every
+device has written the windows pages see then (has begun a poll since their end, or since a minute after it for the
+devices that write a minute later, HOUR_WRITE_DELAY_S more for an hour: collectors/rollup.py `writes_after_s`),
+each as soon as it has; the run at that moment reads those it left
 (a device not yet polled, a run that found no worker), then every request once more as at the next window's end;
 the run a minute later reads as at that end the requests viewed since (a page opened after the run at that
 moment). Each request is claimed in Redis before it is read, so no two runs read it for the same moment. So at
@@ -22,7 +24,7 @@ from datetime import datetime, timezone
 from django.conf import settings
 from django.http import QueryDict
 
-from collectors.rollup import WRITTEN_BY_S, write_delay_s
+from collectors.rollup import TIERS, WRITTEN_BY_S, writes_after_s
 from monitor.core import services
 from monitor.core.ids import parse_id
 from monitor.graphs import viewed
@@ -31,7 +33,7 @@ from monitor.graphs.api import BadRequest, batch
 from monitor.graphs.trees.models import AggregateGraph
 from monitor.models import Device, Graph
 from monitor.timeseries import tiers
-from monitor.timeseries.cache import WRITE_GRACE_S
+from monitor.timeseries.cache import WRITE_GRACE_S, newest_seen
 
 log = logging.getLogger(__name__)
 DONE = "monitor:warmed:{}"  # the requests read for a window (by its end) as at the moment pages see it
@@ -91,7 +93,7 @@ class Run:
         at = datetime.fromtimestamp(at_s, timezone.utc)
         passes = 0
         while requests:
-            ready, requests = _ready(requests, self.ended)
+            ready, requests = _ready(requests, at_s)
             self.read(ready, at, count, claim, deadline)
             passes += 1
             if deadline is None:  # unpaced (a given moment): a second pass for the devices polled meanwhile
@@ -168,9 +170,9 @@ def _claim(key: str, query: str, keep_s: int) -> bool:
     return bool(added)
 
 
-def _ready(requests: list[QueryDict], ended: float) -> tuple[list[QueryDict], list[QueryDict]]:
-    """The requests whose every device has finished a good poll that began after `ended` plus its write delay (so
-    its window up to then is written), and the others."""
+def _ready(requests: list[QueryDict], moment: float) -> tuple[list[QueryDict], list[QueryDict]]:
+    """The requests whose every device has finished a good poll that began late enough to have written every
+    window pages see at `moment` (epoch seconds), and the others."""
     graphs = {i for params in requests for i in _ids(params.getlist("graph"))}
     aggregates = {i for params in requests for i in _ids(params.getlist("aggregate"))}
     device_of = dict(Graph.objects.filter(pk__in=graphs).values_list("pk", "device_id"))
@@ -184,8 +186,7 @@ def _ready(requests: list[QueryDict], ended: float) -> tuple[list[QueryDict], li
         for pk, success, took, interval in polled.values_list(
             "pk", "last_success_at", "last_poll_duration_s", "poll_interval_s"
         )
-        if success is not None
-        and success.timestamp() - (took or 0.0) - SLACK_S >= ended + write_delay_s(str(pk), float(interval))
+        if success is not None and success.timestamp() - (took or 0.0) - SLACK_S >= _writing(pk, interval, moment)
     }
     ready, waiting = [], []
     for params in requests:
@@ -193,6 +194,11 @@ def _ready(requests: list[QueryDict], ended: float) -> tuple[list[QueryDict], li
         devices |= {d for i in _ids(params.getlist("aggregate")) for d in members.get(i, ())}
         (ready if devices <= done else waiting).append(params)
     return ready, waiting
+
+
+def _writing(pk: int, interval: int, moment: float) -> float:
+    """When the poll that writes the newest windows pages see at `moment` begins at the latest, for the device."""
+    return max(newest_seen(moment, step, interval) + writes_after_s(step, str(pk), interval) for _, step in TIERS)
 
 
 def _ids(texts: Iterable[str]) -> set[int]:

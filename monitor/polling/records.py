@@ -14,6 +14,7 @@ from collectors.poll import PollResult
 from collectors.samples import Sample
 from monitor.core import services
 from monitor.models import POLL_STATUS_FIELDS, Device
+from monitor.timeseries import intervals
 
 log = logging.getLogger(__name__)
 SPOOLED = "InfluxDB unavailable: samples are buffered on disk and will be written later"
@@ -21,15 +22,20 @@ LOST = "InfluxDB unavailable and the spool is full or not writable: samples of t
 REJECTED = "InfluxDB refused this poll's samples as invalid: they are kept in spool/rejected (see the log)"
 
 
-def poller_sample(key: str, result: PollResult | None, tick: int | None, finished_at: float) -> Sample:
-    """How the poll went: ok, duration, requests, and for scheduled polls the tick and how late it started."""
+def poller_sample(
+    key: str, result: PollResult | None, tick: int | None, finished_at: float, interval_s: float
+) -> Sample:
+    """How the poll went: ok, duration, requests, and for scheduled polls the tick and how late it started; and the
+    interval it was polled at, which totals of its samples go by (monitor/timeseries/intervals.py)."""
+    every = {intervals.FIELD: int(interval_s)}  # an integer: a state, not rolled up (collectors/rollup.py)
     if result is None:
-        return Sample("poller", {"device": key}, {"ok": 0, "skipped": 0}, finished_at)
+        return Sample(intervals.MEASUREMENT, {"device": key}, {"ok": 0, "skipped": 0} | every, finished_at)
     fields: dict[str, float | int] = {"duration_s": float(result.duration_s), "requests": result.requests, "ok": 1}
+    fields |= every
     if tick is not None:
         fields["tick"] = int(tick)
         fields["lateness_s"] = float(max(0.0, finished_at - result.duration_s - tick))
-    return Sample("poller", {"device": key}, fields, finished_at)
+    return Sample(intervals.MEASUREMENT, {"device": key}, fields, finished_at)
 
 
 def write_error(written: WriteResult | bool) -> str:

@@ -148,7 +148,7 @@ def _poll_and_record(
         (its last good counters are kept as they were)."""
         samples = [
             *(outcome.result.samples if outcome.result is not None else ()),
-            poller_sample(outcome.key, outcome.result, tick, outcome.finished_at),
+            poller_sample(outcome.key, outcome.result, tick, outcome.finished_at, intervals[outcome.key]),
         ]
         previous = states[outcome.key]
         state = outcome.result.state if outcome.result is not None else previous or CounterState()

@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections import defaultdict
 from datetime import timedelta
 
-from monitor.timeseries import cache, stats, tiers
+from monitor.timeseries import cache, intervals, stats, tiers
 from monitor.timeseries.client import run
 from monitor.timeseries.flux import Member, Params, Plot, any_of, chain, keep_columns, series_predicate
 from monitor.timeseries.lookup import Lookup
-from monitor.timeseries.plan import SOURCES, Layout, Window, layout
+from monitor.timeseries.plan import SOURCES, Layout, Window, interval_of, layout
 
 
 def read(plot: Plot, span: Window, p95: str = "now") -> dict:
@@ -21,16 +21,20 @@ def read(plot: Plot, span: Window, p95: str = "now") -> dict:
     shape = layout(plot, span)
     start, end = span.start, span.end
     if shape.tier.step_s:
-        start, end = cache.aligned(span.start, span.end, span.now, shape.tier.step_s)
-    # v2: entries keep each series' step count and sum ("_steps") for the raw tail; those cached before do not
-    key = cache.key("aggregate-v2", shape, plot.template.slug, plot.members, plot.scale, start, end, p95 == "later")
+        start, end = cache.aligned(span.start, span.end, span.now, shape.tier.step_s, interval_of([plot]))
+    # v2: entries keep each series' step count and sum ("_steps") for the raw tail; those cached before do not; the
+    # 95th's source is in the key, as ranges of the same windows may start either side of what raw retention holds
+    source = tiers.finest_holding(span.start, span.now).name
+    later = p95 == "later"
+    key = cache.key("aggregate-v2", shape, plot.template.slug, plot.members, plot.scale, start, end, later, source)
     data = cache.get_many([key]).get(key) if shape.tier.step_s else None
     if data is None:
         data = _windows(plot, shape, span, start, end, p95)
         if shape.tier.step_s:
             cache.set_many({key: data}, shape.tier.step_s)
     if shape.tier.step_s and end < span.end and tiers.tiers()[0].holds(end, span.now):
-        return _with_tail(plot, data, _tail(plot, end, span))  # the raw samples after the newest window
+        tail = _tail(plot, end, span, shape.tier.step_s)  # the raw samples after the newest window
+        return _with_tail(plot, data, tail, shape.every_s)
     return _public(data)
 
 
@@ -46,7 +50,8 @@ def _windows(plot: Plot, shape: Layout, span: Window, start, end, p95: str) -> d
     elif p95 == "later":
         p95s, pending = {}, True
     else:
-        means, _ = _summed(plot, source, source.step_s, *cache.aligned(span.start, span.end, span.now, source.step_s))
+        whole = cache.aligned(span.start, span.end, span.now, source.step_s, interval_of([plot]))
+        means, _ = _summed(plot, source, source.step_s, *whole)
         p95s = {field: stats.percentile([v for _, v in values]) for field, values in means.items()}
     data = _assemble(plot, shape, steps, p95s, totals, source)
     if pending:
@@ -97,44 +102,56 @@ def _public(data: dict) -> dict:
     return data | {"series": series}
 
 
-def _with_tail(plot: Plot, data: dict, tail: dict[str, tuple[float | None, float]]) -> dict:
-    """The graph of whole windows with one more point, the raw samples after the newest window summed as its
-    members' values there (as a step's), counted in every legend figure but the 95th percentile (of windows)."""
+def _with_tail(plot: Plot, data: dict, tail: dict[str, tuple[list, float]], every_s: int) -> dict:
+    """The graph of whole windows with the steps of the raw samples after the newest window (its members' values
+    summed per step, as a window's), counted in every legend figure but the 95th percentile (of windows), drawn on
+    the chart's grid as the windows will be once written."""
     out = _public(data)
     for item, kept in zip(out["series"], data["series"], strict=True):
-        value, total = tail.get(item["field"], (None, 0.0))
-        if value is None:
+        steps, total = tail.get(item["field"], ([], 0.0))
+        if not steps:
             continue
         n, summed = kept["_steps"]
-        legend, scaled = dict(item["stats"]), value * plot.scale
-        legend["current"] = scaled
-        legend["average"] = (summed + value) / (n + 1) * plot.scale
-        legend["minimum"] = scaled if legend["minimum"] is None else min(legend["minimum"], scaled)
-        legend["maximum"] = scaled if legend["maximum"] is None else max(legend["maximum"], scaled)
+        values, legend, scale = [v for _, v in steps], dict(item["stats"]), plot.scale
+        legend["current"] = values[-1] * scale
+        legend["average"] = (summed + sum(values)) / (n + len(values)) * scale
+        low, high = min(values) * scale, max(values) * scale
+        legend["minimum"] = low if legend["minimum"] is None else min(legend["minimum"], low)
+        legend["maximum"] = high if legend["maximum"] is None else max(legend["maximum"], high)
         if plot.template.totals:
             legend["total"] = (legend.get("total") or 0.0) + total / plot.template.total_divisor
         item["stats"] = legend
-        item["points"] = [*item["points"], [tail["_at_ms"], scaled, scaled, scaled]]
+        drawn = stats.edge_windows(steps, steps[0][0], every_s * 1000)
+        item["points"] = [*item["points"], *([t, lo * scale, mid * scale, hi * scale] for t, lo, mid, hi in drawn)]
     return out
 
 
-def _tail(plot: Plot, since, span: Window) -> dict:
-    """{field: (Σ members' values from `since` to the range's end, Σ their totals there), "_at_ms": since}: each
-    member's value as in a step of its own (monitor.timeseries.aggregates._value_in)."""
+def _tail(plot: Plot, since, span: Window, step_s: int) -> dict[str, tuple[list, float]]:
+    """{field: ([(step start ms, Σ members' values)], Σ members' totals)} of the raw samples from `since` to the
+    range's end, a step of `step_s` at a time (the last cut at the range's end): each member's value as in a step of
+    its own (`_value_in`)."""
     raw = tiers.tiers()[0]
     fields = plot.template.fields
     got = _read(plot, raw, since, span.end, {f: f for f in fields}, _margin_s(plot))
     since_ms, until_ms, now_ms = (int(x.timestamp() * 1000) for x in (since, span.end, span.now))
-    out: dict = {"_at_ms": since_ms}
+    slots = range(since_ms, until_ms, step_s * 1000)
+    out: dict[str, tuple[list, float]] = {}
     for field in fields:
-        values, total = [], 0.0
-        for index, member in enumerate(plot.members):
-            samples = [(t, v) for t, v in got.get((index, field), []) if v is not None]
-            value = _value_in(samples, member, since_ms, until_ms, now_ms)
-            if value is not None:
-                values.append(value)
-            total += stats.total_between(samples, since_ms, until_ms, member.interval_s)
-        out[field] = (sum(values) if values else None, total)
+        members = [[(t, v) for t, v in got.get((i, field), []) if v is not None] for i in range(len(plot.members))]
+        steps = []
+        for slot in slots:
+            found = [
+                _value_in(samples, member, slot, min(slot + step_s * 1000, until_ms), now_ms)
+                for member, samples in zip(plot.members, members, strict=True)
+            ]
+            values = [v for v in found if v is not None]
+            if values:
+                steps.append((slot, sum(values)))
+        total = sum(
+            stats.total_between(samples, since_ms, until_ms, got.get((index, POLLED), member.interval_s))
+            for index, (member, samples) in enumerate(zip(plot.members, members, strict=True))
+        )
+        out[field] = (steps, total)
     return out
 
 
@@ -146,7 +163,8 @@ def _margin_s(plot: Plot) -> int:
 
 
 def _read(plot: Plot, tier: tiers.Tier, start, end, names: dict[str, str], margin_s: int = 0) -> dict:
-    """Every member's points of these stored fields ({stored: field}), per (member index, stored field)."""
+    """Every member's points of these stored fields ({stored: field}), per (member index, stored field); of raw
+    samples with totals, also the intervals each member's device was polled at, per (member index, POLLED)."""
     bind, lookup, preds = Params(), Lookup(), []
     for index, member in enumerate(plot.members):
         one = Plot(f"{index}", plot.template, (member,))
@@ -155,8 +173,19 @@ def _read(plot: Plot, tier: tiers.Tier, start, end, names: dict[str, str], margi
         preds.append(series_predicate(plot.template, member, list(names), bind))
     script = chain(bind(tier.bucket), any_of(preds), "", keep_columns([plot]), "points")
     params = {"p_start": start - timedelta(seconds=margin_s), "p_stop": end + timedelta(seconds=margin_s)}
-    found = lookup.index(run(script, params | bind.values))
-    return {(int(index), stored): got.get("points", []) for (index, stored), got in found.items()}
+    polls = tier.step_s == 0 and plot.template.totals
+    if polls:  # the polls' records, for totals by the interval each sample was polled at
+        script += intervals.flux(bind, bind(tier.bucket), [m.device for m in plot.members])
+        params |= {"q_start": params["p_start"], "q_stop": params["p_stop"] + timedelta(seconds=intervals.AFTER_S)}
+    tables = run(script, params | bind.values)
+    found = {(int(index), stored): got.get("points", []) for (index, stored), got in lookup.index(tables).items()}
+    if polls:
+        polled = intervals.from_tables(tables, {m.device: float(m.interval_s) for m in plot.members})
+        found |= {(index, POLLED): polled[m.device] for index, m in enumerate(plot.members)}
+    return found
+
+
+POLLED = "_polled"  # `_read`'s key of a member's intervals
 
 
 def _summed(
@@ -179,7 +208,7 @@ def _summed(
                         summed[field][slot] += value
                 inside = [(t, v) for t, v in samples if first_ms <= t < last_ms]
                 if plot.template.totals and inside:
-                    totals[field] += stats.total(inside, member.interval_s)
+                    totals[field] += stats.total(inside, got.get((index, POLLED), member.interval_s))
     else:
         names = {f"{f}_{s}": f for f in fields for s in ("sum", "count")}
         got = _read(plot, tier, start, end, names)

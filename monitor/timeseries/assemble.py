@@ -9,11 +9,13 @@ from collections import defaultdict
 
 from monitor.timeseries import stats, tiers
 from monitor.timeseries.flux import Plot
+from monitor.timeseries.intervals import Polled
 from monitor.timeseries.plan import SOURCES, Bounds, Layout, Window
 
 
-def graph(plot: Plot, found: dict, shape: Layout, span: Window, interval: int) -> dict:
-    """One graph's JSON from raw samples: points [t ms, min, mean, max] scaled, and the legend (p95 later)."""
+def graph(plot: Plot, found: dict, shape: Layout, span: Window, interval: int | Polled) -> dict:
+    """One graph's JSON from raw samples: points [t ms, min, mean, max] scaled, and the legend (p95 later);
+    `interval`: the intervals its device was polled at (monitor/timeseries/intervals.py), or today's."""
     series = []
     for definition in plot.template.series:
         got = found.get((plot.key, definition.field), {})
@@ -62,12 +64,17 @@ def points_of(cols: dict) -> list[list]:
     return [[t, None if low != low else low, mean, high] for t, low, mean, high in found]
 
 
-def finish(plot: Plot, part: dict, edges: dict, bounds: Bounds, interval: int, columns: bool = False) -> dict:
+def finish(
+    plot: Plot, part: dict, edges: dict, bounds: Bounds, span: Window, interval: int | Polled, columns: bool = False
+) -> dict:
     """The graph of a cached `part` and the raw samples of `edges` before its first window and after its newest:
-    each edge is one more point (a partial window) and counts in every figure of the legend. `columns`: the
-    series carry `cols` (lists "t", "mean", "max" and maybe "min") instead of `points`, made from the cached
-    machine arrays at C speed (a page's answer; rows of Python lists cost 17 ms per 20 graphs)."""
+    they are more points (partial windows, and the windows not yet written: one a chart interval, on the grid of the
+    cached ones) and count in every figure of the legend. `columns`: the series carry `cols` (lists "t", "mean",
+    "max" and maybe "min") instead of `points`, made from the cached machine arrays at C speed (a page's answer;
+    rows of Python lists cost 17 ms per 20 graphs). The 95th percentile's source is the request's (`span`): a
+    cached part serves every range whose start lies in its first window."""
     head_ms, start_ms, end_ms = bounds.ms()
+    every_ms = part["resolution_s"] * 1000
     series = []
     for item in part["series"]:
         acc, cols = item["acc"], item["cols"]
@@ -78,17 +85,16 @@ def finish(plot: Plot, part: dict, edges: dict, bounds: Bounds, interval: int, c
         got = edges.get((plot.key, item["field"]), {})
         for name, since, until in (("head", head_ms, start_ms), ("tail", end_ms, None)):
             rows = [(t, v) for t, v in got.get(name, ()) if v is not None]
-            inside = [v for t, v in rows if since is not None and t >= since and (until is None or t < until)]
+            inside = [(t, v) for t, v in rows if since is not None and t >= since and (until is None or t < until)]
             if not inside:
                 continue
-            low, high, mean = min(inside), max(inside), sum(inside) / len(inside)
-            point = [since, low * plot.scale, mean * plot.scale, high * plot.scale]
-            (heads if name == "head" else tails).append(point)
-            n, summed = n + len(inside), summed + sum(inside)
-            lowest = low if lowest is None else min(lowest, low)
-            highest = high if highest is None else max(highest, high)
+            values = [v for _, v in inside]
+            (heads if name == "head" else tails).extend(_edge_points(inside, since, every_ms, plot.scale))
+            n, summed = n + len(values), summed + sum(values)
+            lowest = min(values) if lowest is None else min(lowest, *values)
+            highest = max(values) if highest is None else max(highest, *values)
             if name == "tail":
-                current = inside[-1]
+                current = values[-1]
             if plot.template.totals:
                 total = (total or 0.0) + stats.total_between(rows, since, until, interval)
         legend = _legend(current, summed / n if n else None, lowest, highest, plot.template.totals, total)
@@ -98,7 +104,14 @@ def finish(plot: Plot, part: dict, edges: dict, bounds: Bounds, interval: int, c
             series.append(found | {"cols": _joined(cols, heads, tails)})
         else:
             series.append(_scaled(plot, item["field"], item["label"], [*heads, *points, *tails], legend))
-    return {k: v for k, v in part.items() if k != "series" and not k.startswith("_")} | {"series": series}
+    kept = {k: v for k, v in part.items() if k != "series" and not k.startswith("_")}
+    return kept | {"p95_source": p95_source(plot, span), "series": series}
+
+
+def _edge_points(rows: list[tuple[int, float]], since: int, every_ms: int, scale: float) -> list[list]:
+    """Points (scaled) of raw samples from `since` on: one for each interval of the chart's grid they fall in, as
+    the rollup windows there will be once written (stats.edge_windows)."""
+    return [[t, lo * scale, mid * scale, hi * scale] for t, lo, mid, hi in stats.edge_windows(rows, since, every_ms)]
 
 
 def _joined(cols: dict, heads: list, tails: list) -> dict:
@@ -146,8 +159,14 @@ def meta(plot: Plot, shape: Layout, span: Window) -> dict:
         "aggregated": shape.windowed,
         "tier": shape.tier.name,
         "unit": plot.template.unit,
-        "p95_source": SOURCES[tiers.finest_holding(span.start, span.now).name] if plot.template.percentile else None,
+        "p95_source": p95_source(plot, span),
     }
+
+
+def p95_source(plot: Plot, span: Window) -> str | None:
+    """What the graph's 95th percentile is of (None: its legend has none): the finest tier holding the range's start,
+    as monitor.timeseries.percentiles computes it."""
+    return SOURCES[tiers.finest_holding(span.start, span.now).name] if plot.template.percentile else None
 
 
 def _legend(current, average, minimum, maximum, totals: bool, total) -> dict:
@@ -157,7 +176,7 @@ def _legend(current, average, minimum, maximum, totals: bool, total) -> dict:
     return legend
 
 
-def _from_samples(rows: list, totals: bool, interval: int) -> tuple[list, dict]:
+def _from_samples(rows: list, totals: bool, interval: int | Polled) -> tuple[list, dict]:
     samples = [(t, v) for t, v in rows if v is not None]
     values = [v for _, v in samples]
     legend = _legend(
@@ -182,7 +201,7 @@ def _only(got: dict, name: str) -> float | None:
     return values[-1] if values else None
 
 
-def _from_windows(got: dict, totals: bool, interval: int) -> tuple[list, dict]:
+def _from_windows(got: dict, totals: bool, interval: int | Polled) -> tuple[list, dict]:
     slots: dict[int, list] = defaultdict(lambda: [None, None, None])
     for column, name in ((0, "wmin"), (1, "wmean"), (2, "wmax")):
         for t, v in got.get(name, ()):
@@ -190,8 +209,11 @@ def _from_windows(got: dict, totals: bool, interval: int) -> tuple[list, dict]:
                 slots[t][column] = v
     points = [(t, s[0], s[1], s[2]) for t, s in sorted(slots.items()) if s[1] is not None and s[2] is not None]
     total = None
-    if totals and points:
-        total = (_only(got, "tsum") or 0.0) + (_only(got, "tfirst") or 0.0) * interval
+    if totals and points and "traw" in got:  # polled at another interval than today's: summed here, sample by sample
+        total = stats.total([(t, v) for t, v in got["traw"] if v is not None], interval)
+    elif totals and points:  # summed in InfluxDB with the interval of today, the one every sample was polled at
+        today = interval.now_s if isinstance(interval, Polled) else interval
+        total = (_only(got, "tsum") or 0.0) + (_only(got, "tfirst") or 0.0) * today
     legend = _legend(
         _only(got, "last"),
         _only(got, "avg"),

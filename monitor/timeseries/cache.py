@@ -11,26 +11,40 @@ from typing import NamedTuple
 
 from django.core.cache import cache
 
-from collectors.rollup import SPREAD_S
+from collectors.rollup import FIVE, HOUR, SPREAD_S, written_by_s
 
-# A window is written by the device's first poll after its end, or a minute later for half of the devices
-# (collectors/rollup.py SPREAD_S): reading this long after a boundary sees it.
-WRITE_GRACE_S = 120 + SPREAD_S
-# An hour is written by the first poll HOUR_WRITE_DELAY_S after its end (collectors/rollup.py); pages see it with
-# the next 5-minute window, when the warming has read them as at that moment (monitor/graphs/warming.py).
-HOUR_GRACE_S = 300 + WRITE_GRACE_S
-
-
-def grace_s(step_s: int) -> int:
-    """How long after a window's end of a tier of `step_s` every device has surely written it."""
-    return HOUR_GRACE_S if step_s >= 3600 else WRITE_GRACE_S
+# Pages move on to newer rollup windows at one moment after each 5-minute boundary, when every device polled each
+# minute has written the window that ended there (collectors/rollup.py written_by_s: its first poll after the end,
+# a minute later for half of them, and that poll's write); the warming reads viewed pages as at that moment
+# (monitor/graphs/warming.py).
+WRITE_GRACE_S = int(written_by_s(FIVE, SPREAD_S))
 
 
-def aligned(start: datetime, end: datetime, now: datetime, step_s: int) -> tuple[datetime, datetime]:
-    """The whole windows of `step_s` inside [start, end], ending no later than the newest one surely written:
-    what a rollup tier can say about the range, and the same for every request until the next window lands."""
+def seen_after_s(step_s: int, interval_s: float) -> int:
+    """How long after a window's end (of a tier of `step_s`) pages count it as written for devices polled every
+    `interval_s`: the first moment pages move on (WRITE_GRACE_S past a 5-minute boundary) by which every such
+    device has written it. A 5-minute window 3 minutes after its end when polled each minute (or every 2 minutes),
+    8 minutes when polled every 300 s, 18 minutes every 900 s; an hour 8, 13 and 23 minutes after its end."""
+    late = max(0.0, written_by_s(step_s, interval_s) - WRITE_GRACE_S)
+    return WRITE_GRACE_S + math.ceil(late / FIVE) * FIVE
+
+
+# An hour is seen with the 5-minute window pages see 5 minutes after it (devices polled each minute).
+HOUR_GRACE_S = seen_after_s(HOUR, SPREAD_S)
+
+
+def newest_seen(now_s: float, step_s: int, interval_s: float) -> float:
+    """The end of the newest window of `step_s` pages count as written at `now_s` (epoch seconds) for devices
+    polled every `interval_s`: every window ending by then is in InfluxDB, whole."""
+    return math.floor((now_s - seen_after_s(step_s, interval_s)) / step_s) * step_s
+
+
+def aligned(start: datetime, end: datetime, now: datetime, step_s: int, interval_s: float) -> tuple[datetime, datetime]:
+    """The whole windows of `step_s` inside [start, end], ending no later than the newest one surely written by
+    devices polled every `interval_s`: what a rollup tier can say about the range, and the same for every request
+    until the next window lands. The samples after it are raw (monitor/timeseries/edges.py)."""
     first = math.ceil(start.timestamp() / step_s) * step_s
-    last = math.floor((min(end.timestamp(), now.timestamp() - grace_s(step_s))) / step_s) * step_s
+    last = min(math.floor(end.timestamp() / step_s) * step_s, newest_seen(now.timestamp(), step_s, interval_s))
     last = max(last, first)
     return datetime.fromtimestamp(first, timezone.utc), datetime.fromtimestamp(last, timezone.utc)
 

@@ -25,8 +25,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
-from monitor.timeseries import cache, influxql, rawcols, tiers
+from monitor.timeseries import cache, influxql, intervals, rawcols, tiers
 from monitor.timeseries.flux import Params, Plot
+from monitor.timeseries.intervals import Polled
 from monitor.timeseries.lookup import Lookup
 from monitor.timeseries.rawcols import SeriesCols
 
@@ -46,10 +47,11 @@ def read(
     step_s: int,
     interval: int,
     versions: Mapping[str, object] | None = None,
-) -> dict:
+) -> tuple[dict, dict[str, Polled]]:
     """{(plot key, field): {"head": rows, "tail": rows}}, rows (t ms, value): the raw samples from `head` to
     `start` and from `end` to `until`, each from two poll intervals earlier (the sample before the first one
-    sets its interval). `versions`: each device's newest poll, which makes its tail cacheable."""
+    sets its interval); and {device: the intervals it was polled at} from its polls' records read with them
+    (monitor/timeseries/intervals.py). `versions`: each device's newest poll, which makes its tail cacheable."""
     lookup = Lookup()
     for plot in plots:
         for field in plot.template.fields:
@@ -58,25 +60,30 @@ def read(
     late = cache.late_writes()
     heads: list[SeriesCols] = []
     tails: list[SeriesCols] = []
+    polled: dict[str, Polled] = {}
     for device in dict.fromkeys(plot.members[0].device for plot in plots):
+        before_start: list[SeriesCols] = []
         if head is not None:
             block = head - timedelta(seconds=(head.timestamp() % step_s) or step_s)  # the window holding `head`
             parts = ("head", device, block.timestamp(), interval, late if _before(late, start) else None)
-            heads += _cached(parts, device, block - before, start)
+            before_start = _cached(parts, device, block - before, start)
+            heads += before_start
         version = (versions or {}).get(device)
         live = until >= now - timedelta(seconds=LIVE_S)
         if live and version is not None:
             mine = [plot for plot in plots if plot.members[0].device == device]
             few = mine if len(mine) <= FEW else None
             until_now = now + timedelta(seconds=LIVE_S)
-            tails += _tail(device, end, step_s, before, interval, Poll(version, late), until_now, few)
+            found = _tail(device, end, step_s, before, interval, Poll(version, late), until_now, few)
         else:
-            tails += _device(device, end - before, until)
+            found = _device(device, end - before, until)
+        tails += found
+        polled[device] = intervals.from_series([*before_start, *found], device, interval)
 
     def wanted(group: dict) -> bool:
         return lookup.target(group) is not None
 
-    return lookup.index(rawcols.tables(heads, "head", wanted) + rawcols.tables(tails, "tail", wanted))
+    return lookup.index(rawcols.tables(heads, "head", wanted) + rawcols.tables(tails, "tail", wanted)), polled
 
 
 def _before(late: cache.Late | None, moment: datetime) -> bool:
@@ -161,6 +168,10 @@ def _statements(plots: list[Plot], device: str, since: datetime, until: datetime
         condition = influxql.where(bind, device, since, until, tag, sorted(instances), filters)
         source = influxql.identifier(measurement)  # names from the templates (code); values bound
         statements.append(f"SELECT * FROM {source} WHERE {condition} GROUP BY *")  # noqa: S608
+    if any(plot.template.totals for plot in plots):  # the polls' records: the intervals totals go by
+        condition = influxql.where(bind, device, since, until)
+        source, field = influxql.identifier(intervals.MEASUREMENT), influxql.identifier(intervals.FIELD)
+        statements.append(f"SELECT {field} FROM {source} WHERE {condition} GROUP BY *")  # noqa: S608
     return statements, bind.values
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from operator import itemgetter
 
-from monitor.timeseries import influxql
+from monitor.timeseries import influxql, intervals, tiers
 from monitor.timeseries.client import run
 from monitor.timeseries.flux import (
     Params,
@@ -22,6 +22,7 @@ from monitor.timeseries.flux import (
     total_tail,
     window,
 )
+from monitor.timeseries.intervals import Polled
 from monitor.timeseries.lookup import Lookup
 from monitor.timeseries.pieces import EVERY_INSTANCE_AT, Piece, means_kept, reads_of
 from monitor.timeseries.plan import Layout, Window
@@ -56,6 +57,15 @@ def gather(plots: list[Plot], span: Window, shape: Layout, interval: int, detail
     with `detail`); per series: count, minimum, mean, last, and the total where the legend shows one."""
     if shape.tier.step_s:
         return gather_pieces(plots, shape, detail, {"": Piece(span, tail=tail)})[""]
+    return gather_raw(plots, span, shape, interval, detail)[0]
+
+
+def gather_raw(
+    plots: list[Plot], span: Window, shape: Layout, interval: int, detail: bool
+) -> tuple[dict, dict[str, Polled]]:
+    """`gather` of raw samples, and the intervals their devices were polled at ({device: Polled}, from their polls'
+    records in the same script) where a legend shows a total. A windowed total is summed in InfluxDB with the
+    interval of today: where a record says the device was polled at another, its samples are read (`totals_read`)."""
     bind = Params()
     base = {"p_start": span.start, "p_stop": span.end, "p_every": timedelta(seconds=shape.every_s)}
     bucket = bind(shape.tier.bucket)
@@ -78,10 +88,30 @@ def gather(plots: list[Plot], span: Window, shape: Layout, interval: int, detail
             script.append(chain(bucket, totals, "|> first()", untimed, "tfirst"))
     else:  # few enough raw samples to read them all
         script.append(chain(bucket, pred(""), "", keep, "raw"))
-    found = lookup.index(run("".join(script), base | bind.values))
+    now_of = {p.members[0].device: float(p.members[0].interval_s) for p in plots if p.template.totals}
+    if now_of:
+        script.append(intervals.flux(bind, bucket, list(now_of)))
+        base |= {"q_start": span.start, "q_stop": span.end + timedelta(seconds=intervals.AFTER_S)}
+    tables = run("".join(script), base | bind.values)
+    found, polled = lookup.index(tables), intervals.from_tables(tables, now_of)
     if shape.windowed:
         _timed(found, span, shape.every_s)
-    return found
+        since, until = span.start.timestamp() * 1000, span.end.timestamp() * 1000
+        again = [p for p in plots if p.template.totals and polled[p.members[0].device].differs(since, until)]
+        if again:
+            for key, rows in totals_read(again, span).items():
+                found[key]["traw"] = rows
+    return found, polled
+
+
+def totals_read(plots: list[Plot], span: Window) -> dict[tuple[str, str], list]:
+    """The raw samples of the fields whose legend shows a total, {(plot key, field): rows}: for graphs whose
+    devices were polled at another interval than today's within the range."""
+    bind, lookup = Params(), Lookup()
+    predicate = _predicate(plots, "", bind, lookup, only_totals=True)
+    script = chain(bind(tiers.tiers()[0].bucket), predicate, "", keep_columns(plots), "traw")
+    found = lookup.index(run(script, {"p_start": span.start, "p_stop": span.end} | bind.values))
+    return {key: results.get("traw", []) for key, results in found.items()}
 
 
 def gather_pieces(plots: list[Plot], shape: Layout, detail: bool, pieces: dict[str, Piece]) -> dict[str, dict]:

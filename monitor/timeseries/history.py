@@ -9,6 +9,7 @@ from collectors.influx import InfluxWriter, WriteResult
 from collectors.lineprotocol import format_samples, series_key
 from collectors.rollup import Windows
 from collectors.samples import Sample
+from monitor.timeseries import intervals
 from monitor.timeseries.templates import ROLLUP_TOTALS
 
 
@@ -25,8 +26,10 @@ class HistoryWriter:
 
     def poll(self, device: str, at: float, samples: Iterable[Sample], interval_s: float, raw: bool = True) -> None:
         """One poll of `device` that started at `at`; `raw=False` keeps only its rollups (history older than
-        the raw bucket's retention)."""
-        samples = list(samples)
+        the raw bucket's retention). Its raw samples come with the poll's record of its interval, as the pollers
+        write it (monitor/polling/records.py)."""
+        record = Sample(intervals.MEASUREMENT, {"device": device}, {intervals.FIELD: int(interval_s)}, at)
+        samples = [*samples, record]
         windows = self.windows.setdefault(device, Windows())
         if self.rollups:
             for tier, lines in windows.take(samples, interval_s, at, series_key, ROLLUP_TOTALS).items():

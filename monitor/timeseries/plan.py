@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
@@ -60,10 +61,16 @@ class Layout:
 EDGE_POINTS = 4
 
 
+def interval_of(plots: Iterable[Plot]) -> int:
+    """The longest poll interval of the graphs' members: what their charts' steps and the windows they count as
+    written go by (collectors/rollup.py written_by_s)."""
+    return max(member.interval_s for plot in plots for member in plot.members)
+
+
 def layout(plot: Plot, span: Window, raw_first: bool = True) -> Layout:
     """The chart tier (tiers.chart_tier) and `max(native step, span / (points - EDGE_POINTS))` rounded up to the
     native step: never more points than asked for, whichever way the windows fall."""
-    interval = max(m.interval_s for m in plot.members)
+    interval = interval_of([plot])
     tier = tiers.chart_tier(span.start, span.end, span.points, interval, span.now, raw_first)
     native = tier.step_s or interval
     room = max(span.points - EDGE_POINTS, 1)

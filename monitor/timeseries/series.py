@@ -10,7 +10,7 @@ from datetime import datetime
 from monitor.timeseries import assemble, cache, carry, percentiles, tiers
 from monitor.timeseries import edges as raw_edges
 from monitor.timeseries.flux import Plot
-from monitor.timeseries.gather import gather
+from monitor.timeseries.gather import gather, gather_raw
 from monitor.timeseries.plan import Bounds, Layout, Window, layout
 
 PART = "windows-cols"  # the cache's name for a chart's windows (assemble.rollup_part): renamed when their form changes
@@ -45,8 +45,11 @@ def read(
         elif shape.tier.step_s:
             out |= _rollup_group(members, span, shape, interval, p95, detail, columns, versions)
         else:  # raw samples ("only" too: their percentiles were not deferred in the first place)
-            found = gather(members, span, shape, interval, detail)
-            out |= {plot.key: assemble.graph(plot, found, shape, span, interval) for plot in members}
+            found, polled = gather_raw(members, span, shape, interval, detail)
+            out |= {
+                plot.key: assemble.graph(plot, found, shape, span, polled.get(plot.members[0].device, interval))
+                for plot in members
+            }
             percentiles.fill(members, out, found, span, shape, defer=(p95 == "later"))
     return out
 
@@ -64,7 +67,7 @@ def _rollup_group(
     """Graphs read from a rollup tier over its whole windows (cached until a newer window is written), then the
     raw samples after the newest window, so the chart and its legend reach the last poll."""
     raw = tiers.tiers()[0]
-    start, end = cache.aligned(span.start, span.end, span.now, shape.tier.step_s)
+    start, end = cache.aligned(span.start, span.end, span.now, shape.tier.step_s, interval)
     whole = Window(start, end, span.points, span.now)
 
     def key_of(plot: Plot, since: datetime, until: datetime) -> str:
@@ -83,12 +86,19 @@ def _rollup_group(
         cache.set_many({keys[key]: part for key, part in fresh.items()}, shape.tier.step_s)
         parts |= fresh
     head = span.start if span.start < start and raw.holds(span.start, span.now) else None
-    edges = {}
+    edges, polled = {}, {}
     if raw.holds(end, span.now):
-        edges = raw_edges.read(plots, head, start, end, span.end, span.now, shape.tier.step_s, interval, versions)
+        edges, polled = raw_edges.read(
+            plots, head, start, end, span.end, span.now, shape.tier.step_s, interval, versions
+        )
     bounds = Bounds(head, start, end)
-    out = {plot.key: assemble.finish(plot, parts[plot.key], edges, bounds, interval, columns) for plot in plots}
-    if head is not None or raw.holds(start, span.now):  # the 95th percentile of the raw samples summarised
+    out = {
+        plot.key: assemble.finish(
+            plot, parts[plot.key], edges, bounds, span, polled.get(plot.members[0].device, interval), columns
+        )
+        for plot in plots
+    }
+    if tiers.finest_holding(span.start, span.now).step_s == 0:  # the 95th percentile of the raw samples summarised
         percentiles.fill_from_windows(plots, out, parts, edges, span, bounds, defer=(p95 == "later"))
     else:
         percentiles.fill(plots, out, {}, span, shape, defer=(p95 == "later"))  # the range's 5-minute windows

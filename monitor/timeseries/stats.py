@@ -8,6 +8,8 @@ import math
 from collections.abc import Iterable, Sequence
 
 from collectors.rollup import sample_weight
+from monitor.timeseries import intervals
+from monitor.timeseries.intervals import Polled
 
 Q = 0.95
 
@@ -39,25 +41,24 @@ def lower_bound(windows: Iterable[tuple[float, float]], k: int) -> float | None:
     return None
 
 
-def total(points: Sequence[tuple[int, float]], interval_s: float) -> float:
+def total(points: Sequence[tuple[int, float]], interval: float | Polled) -> float:
     """Σ value x the sample's own interval (the time since the previous sample, or one poll interval after a gap
-    longer than two intervals or for the first): a rate's total, never bridged across a gap. Times in ms."""
-    result, last = 0.0, None
-    for t_ms, value in points:
-        t = t_ms / 1000.0
-        result += value * sample_weight(t, last, interval_s)
-        last = t
-    return result
+    longer than two intervals or for the first): a rate's total, never bridged across a gap. The poll interval is
+    the one each sample was polled at (`Polled`; a number: that one throughout). Times in ms."""
+    return total_between(points, -math.inf, None, interval)
 
 
-def total_between(points: Sequence[tuple[int, float]], since_ms: int, until_ms: int | None, interval_s: float) -> float:
+def total_between(
+    points: Sequence[tuple[int, float]], since_ms: float, until_ms: int | None, interval: float | Polled
+) -> float:
     """`total` of the samples from `since_ms` until `until_ms` (None: the last); an earlier sample only sets the
     interval of the one after it."""
+    polled = intervals.of(interval)
     result, last = 0.0, None
     for t_ms, value in points:
         t = t_ms / 1000.0
         if t_ms >= since_ms and (until_ms is None or t_ms < until_ms):
-            result += value * sample_weight(t, last, interval_s)
+            result += value * sample_weight(t, last, polled.at(t_ms))
         last = t
     return result
 
@@ -81,3 +82,12 @@ def windowed(points: Sequence[tuple[int, float]], start_ms: int, every_ms: int) 
     if n:
         out.append([current, low, acc / n, high])
     return out
+
+
+def edge_windows(points: Sequence[tuple[int, float]], since_ms: int, every_ms: int) -> list[list[float]]:
+    """[t, min, mean, max] of (t ms, value) samples from `since_ms` on, one per interval of a chart's grid they fall
+    in: the first from `since_ms`, the rest at multiples of `every_ms` (where a chart's rollup windows lie)."""
+    slots: dict[int, list[float]] = {}
+    for t_ms, value in points:
+        slots.setdefault(max(since_ms, t_ms - t_ms % every_ms), []).append(value)
+    return [[t, min(vs), sum(vs) / len(vs), max(vs)] for t, vs in sorted(slots.items())]

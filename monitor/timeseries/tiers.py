@@ -10,10 +10,13 @@ from datetime import datetime, timedelta, timezone
 from django.conf import settings
 from influxdb_client import BucketRetentionRules, InfluxDBClient
 
+from monitor.timeseries import retention
+
 log = logging.getLogger(__name__)
-# InfluxDB drops a shard group only once all of it is past the retention, so a bucket holds at least its
-# retention; a window starting up to this much earlier is still treated as held (the 1y preset is 366 days).
-GRACE = timedelta(days=1)
+# A tier is read no further back than its configured retention and this (a bucket kept forever, as the raw one is
+# until `rollup_backfill` has rolled its history up, is not read raw for a year); a range starting a day earlier is
+# served as long as the bucket still holds it (the 1y preset, 366 days, from the 5-minute tier).
+READ_SLACK = timedelta(days=1)
 SHARD_S = {"raw": 0, "5m": 30 * 86400, "1h": 90 * 86400}  # long ranges read few shards (0: InfluxDB's default)
 
 
@@ -27,8 +30,14 @@ class Tier:
     retention_days: int
 
     def holds(self, start: datetime, now: datetime) -> bool:
-        """Whether the bucket still keeps data from `start` (0 days: kept forever)."""
-        return self.retention_days == 0 or start >= now - timedelta(days=self.retention_days) - GRACE
+        """Whether the tier serves a range from `start` at `now`: its bucket still keeps every sample from there, as
+        InfluxDB keeps it (from the start of the shard group that holds `now` less the bucket's own retention, and
+        since a raised retention: retention.py), and it lies within the tier's configured retention and READ_SLACK."""
+        floors = [retention.kept(self.bucket, self.retention_days).floor(now.timestamp())]
+        if self.retention_days:
+            floors.append((now - timedelta(days=self.retention_days) - READ_SLACK).timestamp())
+        held = [floor for floor in floors if floor is not None]
+        return not held or start.timestamp() >= max(held)
 
 
 def tiers(base: str | None = None) -> list[Tier]:
@@ -81,7 +90,8 @@ def chart_tier(
 
 
 def ensure_buckets(client: InfluxDBClient, org: str, base: str | None = None, include_raw: bool = True) -> None:
-    """Create the rollup buckets, and set every tier's retention and shard length; data is kept (a PATCH)."""
+    """Create the rollup buckets, and set every tier's retention and shard length; data is kept (a PATCH). A
+    retention raised notes in the bucket since when it is complete (what had expired does not come back)."""
     api = client.buckets_api()
     for tier in tiers(base):
         if tier.step_s == 0 and not include_raw:
@@ -99,6 +109,9 @@ def ensure_buckets(client: InfluxDBClient, org: str, base: str | None = None, in
             or have[0][0] != rule.every_seconds
             or (rule.shard_group_duration_seconds and have[0][1] != rule.shard_group_duration_seconds)
         ):
+            if have and have[0][0] and (rule.every_seconds == 0 or rule.every_seconds > have[0][0]):
+                retention.note_raised(bucket)
             bucket.retention_rules = [rule]
             api.update_bucket(bucket)
             log.info("retention of %s set to %s days", tier.bucket, tier.retention_days)
+    retention.forget()
