@@ -42,3 +42,19 @@ def influx_queries(influx, paths: tuple[str, ...] = ("/api/v2/query", "/query"))
         text = response.read().decode()
     lines = re.findall(r"^http_api_requests_total\{([^}]*)\} (\S+)$", text, re.M)
     return sum(float(value) for labels, value in lines if any(f'path="{path}"' in labels for path in paths))
+
+
+def influx_quiet(influx, still_s: float = 0.5, timeout: float = 15.0) -> float:
+    """The query count once nothing else has asked InfluxDB anything for `still_s` (another test's process that is
+    still winding down): counts taken from here on are this test's own."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    count = influx_queries(influx)
+    while time.monotonic() < deadline:
+        time.sleep(still_s)
+        now = influx_queries(influx)
+        if now == count:
+            return now
+        count = now
+    raise AssertionError(f"InfluxDB kept answering queries from elsewhere for {timeout:.0f} s")

@@ -55,9 +55,7 @@ def tree_page(request: HttpRequest, tree_id: int, node_id: int | None = None) ->
         selected = next((n for n in nodes if n.pk == node_id), None)
         if selected is None:
             raise Http404("no such branch in this tree")
-    number = parse_id(request.GET.get("page") or "1")
-    if not number:  # None for text that is no id; 0 is no page either
-        return HttpResponseBadRequest("page must be a page number (1, 2, ...)", content_type="text/plain")
+    number = parse_id(request.GET.get("page") or "1") or 1  # no page number (text, 0): the first, as past the last
     shown = branch_page(selected, nodes, number) if selected else None
     cards = shown.cards if shown else []
     context = {
