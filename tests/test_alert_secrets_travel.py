@@ -13,22 +13,18 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
-import threading
-import time
 from datetime import timedelta
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from monitor.alerts import delivery
 from monitor.alerts.models import AlertState, Channel, Event, MailServer, Rule
 from monitor.devstack.processes import free_port
 from monitor.models import Device
-from tests.conftest import wait_for
 from tests.smtpkit import RecordingSmtp, TricklingSmtp
 from tests.test_alert_kit import use_smtp
-from tests.webhookkit import Scripted
+from tests.webhookkit import Scripted, race_while_claimed
 
 pytestmark = pytest.mark.django_db(transaction=True)
 STORED_KEY, NEW_KEY = "hmac-Zq7stored-key", "hmac-Zq7typed-key"
@@ -171,24 +167,13 @@ def test_a_trickling_mail_server_is_given_up_inside_the_lease_and_no_second_work
     use_smtp(settings, slow.port)
     settings.EMAIL_TIMEOUT = 60  # per read: never reached, a byte comes every half second
     event = queued_mail(Device.objects.create(name="mail-switch", host="127.0.0.1", community="x"))
-    first: dict = {}
-
-    def first_worker():
-        try:
-            first["outcome"] = delivery.send_one(event.pk)
-            first["at"], first["done"] = timezone.now(), time.monotonic()
-        finally:
-            connection.close()
-
-    worker = threading.Thread(target=first_worker)
-    worker.start()
-    lease_end = wait_for(lambda: Event.objects.get(pk=event.pk).claimed_until, 10, "the first worker's claim")
-    second: list[str] = []
-    while not ("done" in first and timezone.now() > lease_end) and len(slow.connections) < 2:
-        second.append(delivery.send_one(event.pk))  # a second worker, again and again, on the real claim path
-        time.sleep(0.2)
-    slow.close()
-    worker.join(30)
+    first, second, lease_end = race_while_claimed(  # a second worker, again and again, on the real claim path
+        delivery.send_one,
+        event.pk,
+        lambda: Event.objects.get(pk=event.pk).claimed_until,
+        lambda: len(slow.connections),
+        slow,
+    )
 
     assert len(slow.connections) == 1, (first, second)  # sent once: nobody else sent it while the first held it
     assert set(second) == {"claimed elsewhere"}

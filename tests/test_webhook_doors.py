@@ -8,11 +8,8 @@ from __future__ import annotations
 import json
 import logging
 import re
-import threading
-import time
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from monitor.alerts import channels, eventrules
@@ -20,7 +17,7 @@ from monitor.alerts.models import Channel, Delivery, Rule
 from monitor.events.models import Event
 from monitor.models import Device
 from tests.conftest import wait_for
-from tests.webhookkit import ForwardProxy, Scripted, Trickler, certificates
+from tests.webhookkit import ForwardProxy, Scripted, Trickler, certificates, race_while_claimed
 
 pytestmark = pytest.mark.django_db(transaction=True)
 KEY = "hmac-k3y-for-doors"
@@ -134,24 +131,13 @@ def test_a_trickling_receiver_is_given_up_inside_the_lease_and_no_second_worker_
     slow = servers(Trickler(interval=0.5))  # its answer's head takes minutes, a byte every half second
     channel = Channel.objects.create(name="slow", kind="webhook", url=slow.url, timeout_s=60)
     row = queued(device, channel)
-    first: dict = {}
-
-    def first_worker():
-        try:
-            first["outcome"] = channels.send_one(row.pk)
-            first["at"], first["done"] = timezone.now(), time.monotonic()
-        finally:
-            connection.close()
-
-    worker = threading.Thread(target=first_worker)
-    worker.start()
-    lease_end = wait_for(lambda: Delivery.objects.get(pk=row.pk).claimed_until, 10, "the first worker's claim")
-    second: list[str] = []
-    while not ("done" in first and timezone.now() > lease_end) and len(slow.requests) < 2:
-        second.append(channels.send_one(row.pk))  # a second worker, again and again, on the real claim path
-        time.sleep(0.2)
-    slow.close()
-    worker.join(30)
+    first, second, lease_end = race_while_claimed(  # a second worker, again and again, on the real claim path
+        channels.send_one,
+        row.pk,
+        lambda: Delivery.objects.get(pk=row.pk).claimed_until,
+        lambda: len(slow.requests),
+        slow,
+    )
 
     assert len(slow.requests) == 1, (first, second)  # sent once: nobody else sent it while the first held it
     assert set(second) == {"claimed elsewhere"}

@@ -224,3 +224,37 @@ def certificates(folder: Path, name: str) -> tuple[Path, Path, Path]:
     paths[1].write_bytes(leaf.public_bytes(pem))
     paths[2].write_bytes(key.private_bytes(pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
     return paths
+
+
+def race_while_claimed(
+    send_one, pk: int, claimed_until, sends_seen, server
+) -> tuple[dict, list[str], datetime.datetime]:
+    """Send row `pk` in a first worker thread and, while it holds the claim, again and again as a second worker on the
+    real claim path, until the first is done and its lease is over (or `server` saw a second send); then close it.
+
+    `claimed_until()` reads the row's lease end, `sends_seen()` how many sends the server got. Returns the first's
+    outcome (with when it ended, "at"), the second's answers and the lease's end."""
+    from django.db import connection
+    from django.utils import timezone
+
+    from tests.conftest import wait_for
+
+    first: dict = {}
+
+    def first_worker():
+        try:
+            first["outcome"] = send_one(pk)
+            first["at"], first["done"] = timezone.now(), time.monotonic()
+        finally:
+            connection.close()
+
+    worker = threading.Thread(target=first_worker)
+    worker.start()
+    lease_end = wait_for(claimed_until, 10, "the first worker's claim")
+    second: list[str] = []
+    while not ("done" in first and timezone.now() > lease_end) and sends_seen() < 2:
+        second.append(send_one(pk))
+        time.sleep(0.2)
+    server.close()
+    worker.join(30)
+    return first, second, lease_end
