@@ -14,7 +14,7 @@ from monitor.alerts.adminbuttons import SaveThenTest
 from monitor.alerts.channelpost import NotDelivered, redact
 from monitor.alerts.channels import send_again, send_test
 from monitor.alerts.models import Channel, Delivery
-from monitor.alerts.secretbinding import retype_message, url_moved
+from monitor.alerts.secretbinding import keep_bound, url_moved
 from monitor.core.adminsecrets import HiddenSecretsAdmin
 
 KEEP = "Leave empty to keep the stored value."
@@ -43,19 +43,15 @@ class ChannelForm(forms.ModelForm):
 
     def clean(self) -> dict:
         data = super().clean()
-        typed, clear = data.get("secret"), data.get("clear_secret")
-        stored = self.instance.secret if self.instance.pk else ""
-        if typed and clear:
-            self.add_error("clear_secret", "Either type a new key or clear the stored one, not both.")
         if not data.get("url") and self.instance.pk:
             data["url"] = self.instance.url
-        data["secret"] = "" if clear else (typed or stored or "")
         if not data.get("url"):
             self.add_error("url", "Enter the webhook's http:// or https:// URL.")
-        elif stored and not typed and not clear:
-            moved = url_moved(self.instance.url, data["url"])
-            if moved:  # the stored key signs only for the receiver it was entered for
-                self.add_error("secret", retype_message("signing key", moved, "receiver", CLEAR_KEY))
+
+        def moved() -> list[str]:
+            return url_moved(self.instance.url, data["url"]) if data.get("url") else []
+
+        keep_bound(self, data, "secret", "key", "signing key", "receiver", CLEAR_KEY, moved)
         return data
 
 

@@ -13,10 +13,10 @@ from monitor.alerts import payloads
 from monitor.alerts.channelpost import NotDelivered, post
 from monitor.alerts.delivery import backoff_s, claim_row, unclaimed
 from monitor.alerts.models import Channel, Delivery
+from monitor.alerts.watchdog import lease_left
 
 log = logging.getLogger(__name__)
 QUEUED, SENT, FAILED = Delivery.Status.QUEUED, Delivery.Status.SENT, Delivery.Status.FAILED
-LEASE_MARGIN_S = 2.0  # a send ends this long before its claim's lease does: no other worker takes the row meanwhile
 
 
 def queue(event, channels: list[Channel]) -> int:
@@ -66,8 +66,8 @@ def send_one(delivery_id: int) -> str:
 
 
 def time_left(row: Delivery) -> float:
-    """The send's one deadline: the channel's timeout, cut to end LEASE_MARGIN_S before the claim's lease does."""
-    left = (row.claimed_until - timezone.now()).total_seconds() - LEASE_MARGIN_S if row.claimed_until else 0.0
+    """The send's one deadline: the channel's timeout, cut to end inside the claim's lease (watchdog.lease_left)."""
+    left = lease_left(row.claimed_until)
     if left <= 0:
         raise NotDelivered("the claim's lease ran out before the message was sent")
     return min(float(row.channel.timeout_s), left)

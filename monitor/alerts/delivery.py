@@ -16,10 +16,10 @@ from django.utils import timezone
 from monitor.alerts.mailserver import outbox, redact
 from monitor.alerts.messages import build_message
 from monitor.alerts.models import Event
+from monitor.alerts.watchdog import LEASE_MARGIN_S, lease_left, overrun
 
 log = logging.getLogger(__name__)
 WORKER_ID = f"{socket.gethostname()}:{os.getpid()}"
-LEASE_MARGIN_S = 2.0  # a send ends this long before its claim's lease does: no other worker takes the row meanwhile
 
 
 class MailTooSlow(Exception):
@@ -84,7 +84,7 @@ def send_one(event_id: int, worker: str = "") -> str:
     except Exception as exc:  # SMTP down, refused, timed out: keep the row and retry later
         reason = redact(f"{type(exc).__name__}: {exc}", box.secrets)
         if getattr(box.connection, "overran", False):  # the deadline shut it down: say so, not "disconnected"
-            reason = f"no complete answer within {max(round(seconds), 1)} s (the mail server is too slow)"
+            reason = overrun(seconds, "mail server")
         attempts = event.attempts + 1
         Event.objects.filter(pk=event_id, claimed_by=token).update(
             attempts=attempts,
@@ -107,10 +107,7 @@ def send_one(event_id: int, worker: str = "") -> str:
 def time_left(event: Event) -> float:
     """Seconds the send may take: it ends LEASE_MARGIN_S (a quarter of a shorter lease) before the claim's lease
     does, so no other worker claims the row while it is being sent (0 or less: no time)."""
-    if event.claimed_until is None:
-        return 0.0
-    margin = min(LEASE_MARGIN_S, settings.ALERTS_SEND_LEASE_S / 4)
-    return (event.claimed_until - timezone.now()).total_seconds() - margin
+    return lease_left(event.claimed_until, min(LEASE_MARGIN_S, settings.ALERTS_SEND_LEASE_S / 4))
 
 
 def send_due(worker: str = "") -> dict[str, int]:

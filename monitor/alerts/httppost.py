@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from urllib.parse import quote, urlsplit
 
 from monitor.alerts.httpproxy import proxy_for, tunnel
-from monitor.alerts.watchdog import Watchdog
+from monitor.alerts.watchdog import Watchdog, overrun
 from monitor.alerts.webhookaddress import host_refusal, refusal
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -104,17 +104,13 @@ def post(url: str, body: bytes, headers: dict[str, str], seconds: float) -> Answ
         return Answer(response.status, response.reason or "", response.getheader("Location") or "")
     except (OSError, ValueError, http.client.HTTPException) as exc:
         if watchdog.fired or isinstance(exc, TimeoutError):
-            raise PostFailed(overrun(seconds)) from None
+            raise PostFailed(overrun(seconds, "receiver")) from None
         raise PostFailed(f"{type(exc).__name__}: {exc}") from None
     finally:
         watchdog.cancel()
         if conn is not None:
             conn.close()  # the response too
         sock.close()
-
-
-def overrun(seconds: float) -> str:
-    return f"no complete answer within {max(round(seconds), 1)} s (the receiver is too slow)"
 
 
 def _addresses(host: str, port: int, deadline: float, seconds: float, checked: bool = True) -> list[tuple]:
@@ -131,7 +127,7 @@ def _addresses(host: str, port: int, deadline: float, seconds: float, checked: b
 
     threading.Thread(target=lookup, name="webhook-lookup", daemon=True).start()  # getaddrinfo has no timeout
     if not done.wait(max(deadline - time.monotonic(), 0)):
-        raise PostFailed(overrun(seconds))
+        raise PostFailed(overrun(seconds, "receiver"))
     if found and isinstance(found[0], OSError):
         raise PostFailed(f"{type(found[0]).__name__}: {found[0]}")
     for *_, address in found:
@@ -147,7 +143,7 @@ def _connect(addresses: list[tuple], deadline: float, seconds: float) -> socket.
     for family, kind, proto, address in addresses:
         left = deadline - time.monotonic()
         if left <= 0:
-            raise PostFailed(overrun(seconds))
+            raise PostFailed(overrun(seconds, "receiver"))
         sock = socket.socket(family, kind, proto)
         try:
             sock.settimeout(left)
@@ -155,7 +151,7 @@ def _connect(addresses: list[tuple], deadline: float, seconds: float) -> socket.
             return sock
         except TimeoutError:
             sock.close()
-            raise PostFailed(overrun(seconds)) from None
+            raise PostFailed(overrun(seconds, "receiver")) from None
         except OSError as exc:
             sock.close()
             error = exc

@@ -11,7 +11,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 
 from monitor.alerts.models import MailServer
-from monitor.alerts.secretbinding import mail_moved, retype_message
+from monitor.alerts.secretbinding import keep_bound, mail_moved
 
 LABEL = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)\Z")
 KEEP_HINT = "Leave empty to keep the stored password."
@@ -67,14 +67,9 @@ class MailServerForm(forms.ModelForm):
 
     def clean(self) -> dict:
         data = super().clean()
-        typed, clear = data.get("password"), data.get("clear_password")
-        if typed and clear:
-            self.add_error("clear_password", "Either type a new password or clear the stored one, not both.")
-        stored = self.instance.password if self.instance.pk else ""
-        data["password"] = "" if clear else (typed or stored or "")
-        moved = mail_moved(self.instance, data) if stored and not typed and not clear else []
-        if moved:  # the stored password logs in only to the server it was entered for
-            self.add_error("password", retype_message("password", moved, "mail server", CLEAR_LABEL))
+        typed = data.get("password")
+        keep_bound(self, data, "password", "password", "password", "mail server", CLEAR_LABEL,
+                   lambda: mail_moved(self.instance, data))  # fmt: skip
         if typed and not data.get("username"):
             self.add_error("username", "A password needs the user it belongs to (without a user no login is tried).")
         return data

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-DEFAULT_PORTS = {"http": 80, "https": 443}
+from monitor.alerts.httppost import DEFAULT_PORTS
 
 
 def _place(url: str) -> dict[str, object] | None:
@@ -35,6 +35,20 @@ def mail_moved(server, data: dict) -> list[str]:
         changes.append("host")
     changes += [name for name in ("port", "security") if name in data and data[name] != getattr(server, name)]
     return changes
+
+
+def keep_bound(form, data: dict, field: str, noun: str, secret: str, where: str, clear_label: str, moved) -> None:
+    """Set `data[field]` to the secret typed, cleared (`clear_<field>`) or kept; a kept one only while `moved()` (what
+    of its destination the change moves) is empty, else an error asks for it again and nothing is saved."""
+    clear_field = f"clear_{field}"
+    typed, clear = data.get(field), data.get(clear_field)
+    stored = getattr(form.instance, field) if form.instance.pk else ""
+    if typed and clear:
+        form.add_error(clear_field, f"Either type a new {noun} or clear the stored one, not both.")
+    data[field] = "" if clear else (typed or stored or "")
+    changes = moved() if stored and not typed and not clear else []
+    if changes:  # the stored secret belongs to the destination it was entered for
+        form.add_error(field, retype_message(secret, changes, where, clear_label))
 
 
 def retype_message(secret: str, changes: list[str], where: str, clear: str) -> str:

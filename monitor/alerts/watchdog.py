@@ -1,5 +1,6 @@
 """A deadline for blocking socket I/O: a socket timeout bounds each read, not a whole answer, so at the deadline
-the socket is shut down and whatever read or write blocks on it returns at once."""
+the socket is shut down and whatever read or write blocks on it returns at once. A send's deadline ends inside its
+claim's lease (`lease_left`), so no other worker claims the row while it is being sent."""
 
 from __future__ import annotations
 
@@ -7,6 +8,21 @@ import contextlib
 import socket
 import threading
 import time
+from datetime import datetime
+
+from django.utils import timezone
+
+LEASE_MARGIN_S = 2.0  # a send ends this long before its claim's lease does: no other worker takes the row meanwhile
+
+
+def lease_left(claimed_until: datetime | None, margin: float = LEASE_MARGIN_S) -> float:
+    """Seconds a send may take: until `margin` before the claim's lease ends (0 or less: no time; no claim: 0)."""
+    return (claimed_until - timezone.now()).total_seconds() - margin if claimed_until else 0.0
+
+
+def overrun(seconds: float, who: str) -> str:
+    """Why a send gave up at its deadline."""
+    return f"no complete answer within {max(round(seconds), 1)} s (the {who} is too slow)"
 
 
 class Watchdog:
