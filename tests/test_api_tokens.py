@@ -17,6 +17,7 @@ from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
+from monitor.core import directory as directory_backend
 from monitor.core.directory import ldap_settings
 from monitor.graphs.trees.models import ApiToken, DirectoryAccount, Tree, TreeNode, place_device
 from monitor.models import Device, Graph
@@ -159,9 +160,9 @@ def ldap_on(directory, settings, monkeypatch):
     monkeypatch.setenv("MONITOR_LDAP_STAFF_GROUP", f"cn=monitor-admins,{GROUPS}")
     for name, value in ldap_settings().items():
         setattr(settings, name, value)
-    settings.AUTHENTICATION_BACKENDS = [
+    settings.AUTHENTICATION_BACKENDS = [  # as monitor/settings.py installs them with MONITOR_LDAP_URI set
         "axes.backends.AxesStandaloneBackend",
-        "django_auth_ldap.backend.LDAPBackend",
+        directory_backend.BACKEND,
         "django.contrib.auth.backends.ModelBackend",
     ]
     return directory

@@ -11,10 +11,10 @@ from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.utils import timezone
 
+from monitor.core import directory
 from monitor.graphs.trees.models import DirectoryAccount
 
 log = logging.getLogger(__name__)
-LDAP_BACKEND = "django_auth_ldap.backend.LDAPBackend"
 RETRY_AFTER_REFUSAL = timedelta(minutes=1)
 
 
@@ -44,9 +44,9 @@ def _read_again(user: AbstractBaseUser) -> AbstractBaseUser | None:
     if not getattr(settings, "AUTH_LDAP_SERVER_URI", ""):
         log.warning("API token of directory account %s refused: LDAP sign-in is off", user.pk)
         return None
-    from django_auth_ldap.backend import LDAPBackend
+    from monitor.core.ldap_backend import DirectoryBackend
 
-    found = LDAPBackend().populate_user(user.get_username())
+    found = DirectoryBackend().populate_user(user.get_username())  # the sign-in's own account rules
     if found is None or found.pk != user.pk:
         log.warning("API token of directory account %s refused: the directory did not confirm it", user.pk)
         return None
@@ -55,5 +55,5 @@ def _read_again(user: AbstractBaseUser) -> AbstractBaseUser | None:
 
 def on_login(sender, request, user, **kwargs) -> None:
     """A sign-in through the directory records the account (its groups were read just now)."""
-    if getattr(user, "backend", "") == LDAP_BACKEND:
+    if getattr(user, "backend", "") == directory.BACKEND:
         DirectoryAccount.objects.update_or_create(user=user, defaults={"checked_at": timezone.now(), "failed_at": None})
