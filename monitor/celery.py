@@ -8,7 +8,9 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "monitor.settings")
 
 app = Celery("monitor")
 app.config_from_object("django.conf:settings", namespace="CELERY")
-app.autodiscover_tasks(["monitor.polling", "monitor.alerts", "monitor.health", "monitor.events", "monitor.graphs"])
+app.autodiscover_tasks(
+    ["monitor.polling", "monitor.alerts", "monitor.health", "monitor.events", "monitor.graphs", "monitor.devices"]
+)
 
 
 @signals.worker_init.connect

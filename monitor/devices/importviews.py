@@ -13,7 +13,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.csrf import csrf_protect
 
-from monitor.devices import tasks  # noqa: F401 - registers the import task (workers load the admin at start)
+from monitor.core.csvcells import neutral_cell
 from monitor.devices.csvfile import MAX_BYTES, BadFile, read_csv
 from monitor.devices.forms import ImportForm
 from monitor.devices.importrun import start_job
@@ -132,12 +132,6 @@ def job_page(model_admin, request: HttpRequest, job_id: int) -> HttpResponse:
     return render(request, "admin/monitor/device/import_job.html", context)
 
 
-def inert(text: str) -> str:
-    """A CSV cell a spreadsheet cannot run as a formula (as monitor.graphs.viewhelpers.neutral_cell, which this
-    package sits below)."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
-
-
 def job_report(model_admin, request: HttpRequest, job_id: int) -> HttpResponse:
     """The per-line report as CSV; no cell can become a spreadsheet formula (names come from the upload)."""
     job = _job(request, job_id)
@@ -147,5 +141,5 @@ def job_report(model_admin, request: HttpRequest, job_id: int) -> HttpResponse:
     writer.writerow(["line", "name", "outcome", "reason"])
     for line in job.report:
         outcome = "imported" if line["device"] is not None else "refused"
-        writer.writerow([line["line"], inert(line["name"]), outcome, inert("; ".join(line["errors"]))])
+        writer.writerow([line["line"], neutral_cell(line["name"]), outcome, neutral_cell("; ".join(line["errors"]))])
     return response

@@ -11,11 +11,12 @@ import orjson
 from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
 from drf_spectacular.types import OpenApiTypes
 
+from monitor.core.csvcells import neutral_cell
 from monitor.core.ids import parse_id
 from monitor.graphs import viewed
 from monitor.graphs.access import Access, access_for
 from monitor.graphs.timerange import PRESETS, RangeError, TimeRange, parse_range
-from monitor.graphs.viewhelpers import json_error, neutral_cell, parse_points
+from monitor.graphs.viewhelpers import json_error, parse_points
 from monitor.models import Device, Graph, Interface
 from monitor.restapi.jsonviews import json_get, query
 from monitor.timeseries import aggregates, assemble, series, top

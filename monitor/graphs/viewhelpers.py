@@ -146,10 +146,3 @@ def parse_points(raw: str | None, maximum: int) -> int:
     if not 2 <= value <= maximum:
         raise RangeError(f"points must be between 2 and {maximum}")
     return value
-
-
-def neutral_cell(value: object) -> object:
-    """Text for a CSV cell that a spreadsheet cannot run as a formula."""
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
-    return value
