@@ -55,6 +55,9 @@ def kept(bucket: str, retention_days: int) -> Kept:
     if found is not None and time.monotonic() < found[0]:
         return found[1]
     with _lock:
+        found = _kept.get(bucket)  # another request thread may have asked while this one waited for the lock
+        if found is not None and time.monotonic() < found[0]:
+            return found[1]
         answer, keep = _ask(bucket), KEEP_S
         if answer is None:
             answer, keep = Kept(retention_days * 86400, 0), AWAY_KEEP_S
