@@ -14,9 +14,8 @@ from dataclasses import dataclass, field
 
 from bench import stack
 from bench.common import percentile
-from collectors.rollup import begun_by_s
+from collectors.rollup import TIERS, begun_by_s
 
-TIERS = (("5m", 300), ("1h", 3600))
 # Series every switch must have a rollup point for in each window: (measurement, raw field, identifying tags).
 FAMILIES = (("interface", "in_bps", ("device", "port")), ("system", "uptime_s", ("device",)))
 
@@ -87,7 +86,7 @@ class Window:
 
 
 # When the last device polled each minute has begun the poll that writes a window, after its end (collectors/rollup.py).
-WRITTEN_AFTER_S = {tier: begun_by_s(step, 60) for tier, step in TIERS}
+WRITTEN_AFTER_S = {tier: begun_by_s(step, 60) for tier, step in TIERS}  # the scenario polls every 60 s
 
 
 class RollupChecker(threading.Thread):

@@ -27,17 +27,21 @@ SPREAD_S = 60
 WRITE_SLACK_S = 60
 
 
+def _tier_delay_s(step_s: int) -> float:
+    """How long after its end a tier's windows wait before any poll writes them: HOUR_WRITE_DELAY_S for an hour."""
+    return HOUR_WRITE_DELAY_S if step_s >= HOUR else 0.0
+
+
 def writes_after_s(step_s: int, device_key: str, interval_s: float) -> float:
     """How long after a window's end (of a tier of `step_s`) the device's first poll that begins writes it: at
     once for a 5-minute window, HOUR_WRITE_DELAY_S for an hour, and its write delay (`write_delay_s`) on top."""
-    return (HOUR_WRITE_DELAY_S if step_s >= HOUR else 0.0) + write_delay_s(device_key, interval_s)
+    return _tier_delay_s(step_s) + write_delay_s(device_key, interval_s)
 
 
 def begun_by_s(step_s: int, interval_s: float) -> float:
     """How long after a window's end every device polled every `interval_s` has begun the poll that writes it: its
     first poll `writes_after_s` past the end (the latest of any key's) comes within one poll interval."""
-    spread = SPREAD_S if interval_s <= SPREAD_S else 0.0
-    return (HOUR_WRITE_DELAY_S if step_s >= HOUR else 0.0) + spread + interval_s
+    return _tier_delay_s(step_s) + _latest_write_delay_s(interval_s) + interval_s
 
 
 def written_by_s(step_s: int, interval_s: float) -> float:
@@ -47,8 +51,6 @@ def written_by_s(step_s: int, interval_s: float) -> float:
     return begun_by_s(step_s, interval_s) + WRITE_SLACK_S
 
 
-# Every device polled each minute has begun the poll that writes a 5-minute window this long after its end.
-WRITTEN_BY_S = begun_by_s(FIVE, SPREAD_S)
 # Fields whose legend shows a total (rate x the sample's own interval): kept as `<field>_total` in each window.
 TOTALS: Mapping[str, frozenset[str]] = {"interface": frozenset(("in_bps", "out_bps"))}
 _NONE: frozenset[str] = frozenset()
@@ -62,9 +64,14 @@ MIN1, MAX1, SUM1, N1, TOT1 = range(5)
 def write_delay_s(device_key: str, interval_s: float) -> float:
     """How long after a window's end the device's polls write it: 0 or SPREAD_S by its key (blake2b: unrelated to
     its poll phase, which is CRC-32's); 0 for a device polled less often than every SPREAD_S (late enough)."""
-    if interval_s > SPREAD_S:
+    if not _latest_write_delay_s(interval_s):
         return 0.0
     return float(SPREAD_S) if blake2b(device_key.encode(), digest_size=1).digest()[0] & 1 else 0.0
+
+
+def _latest_write_delay_s(interval_s: float) -> float:
+    """The longest `write_delay_s` of any device polled every `interval_s`."""
+    return float(SPREAD_S) if interval_s <= SPREAD_S else 0.0
 
 
 def sample_weight(t: float, last: float | None, interval_s: float) -> float:

@@ -24,7 +24,7 @@ from datetime import datetime, timezone
 from django.conf import settings
 from django.http import QueryDict
 
-from collectors.rollup import TIERS, WRITTEN_BY_S, writes_after_s
+from collectors.rollup import FIVE, SPREAD_S, TIERS, begun_by_s, writes_after_s
 from monitor.core import services
 from monitor.core.ids import parse_id
 from monitor.graphs import viewed
@@ -41,9 +41,10 @@ NEXT = "monitor:warmed-next:{}"  # ... and those read as at the next window's en
 SLACK_S = 1.0  # a poll's samples are timed after its start; its lines are flushed before its row is saved
 MARGIN_S = 5  # the run ahead ends its reading this long before pages see the window
 WAIT_S = 5.0  # the run ahead looks this often for devices that have written the window since
-# ... until every device polled each minute has written it (a minute late for half of them, and its write): those
-# left then are polled rarely or not answering, and the run at the moment pages see the window reads them.
-LOOK_UNTIL_S = WRITTEN_BY_S + 30
+# ... until every device polled each minute has begun the poll that writes it (a minute late for half of them), and
+# 30 s for its write: those left then are polled rarely or not answering, and the run at the moment pages see the
+# window reads them.
+LOOK_UNTIL_S = begun_by_s(FIVE, SPREAD_S) + 30
 
 
 def warm_viewed(now: float | None = None) -> dict[str, float]:
