@@ -47,20 +47,22 @@ def remember(params: QueryDict, user_id: int | None = None) -> None:
         pipe = redis.pipeline(transaction=False)
         pipe.zadd(KEY, {query: now})
         pipe.zremrangebyrank(KEY, 0, -KEPT - 1)
+        if user_id is not None:  # in the same round trip: the user's requests as they now stand
+            mine = BY_USER.format(user_id)
+            pipe.zadd(mine, {f"{size}|{query}": now})
+            pipe.expire(mine, settings.MONITOR_WARM_VIEWED_S)
+            pipe.zremrangebyscore(mine, "-inf", now - settings.MONITOR_WARM_VIEWED_S)
+            pipe.zrevrange(mine, 0, -1, withscores=True)
+        answers = pipe.execute()
         if user_id is not None:
-            pipe.zadd(BY_USER.format(user_id), {f"{size}|{query}": now})
-            pipe.expire(BY_USER.format(user_id), settings.MONITOR_WARM_VIEWED_S)
-        pipe.execute()
-        if user_id is not None:
-            _hold_to_share(redis, BY_USER.format(user_id), now)
+            _hold_to_share(redis, mine, answers[-1])
 
 
-def _hold_to_share(redis, key: str, now: float) -> None:
-    """Forget a user's oldest requests past their share of graphs (from the list too, unless viewed since by
-    someone else: a newer score there)."""
-    redis.zremrangebyscore(key, "-inf", now - settings.MONITOR_WARM_VIEWED_S)
+def _hold_to_share(redis, key: str, requests: list[tuple[bytes, float]]) -> None:
+    """Forget a user's oldest requests (`requests`: theirs, newest first) past their share of graphs (from the list
+    too, unless viewed since by someone else: a newer score there)."""
     total, dropped = 0, []
-    for member, score in redis.zrevrange(key, 0, -1, withscores=True):
+    for member, score in requests:
         size, _, query = member.decode(errors="replace").partition("|")
         total += int(size)
         if total > settings.MONITOR_WARM_USER_GRAPHS:
