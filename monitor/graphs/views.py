@@ -45,7 +45,7 @@ def home(request: HttpRequest) -> HttpResponse:
     except RangeError as exc:
         return render(request, "monitor/home.html", context | {"range_error": str(exc)}, status=400)
     try:
-        context |= _rankings(visible, devices, window.start, window.end)
+        context |= _rankings(visible, devices, window.start, window.end, window.now)
     except Exception as exc:
         log.warning("dashboard rankings failed: %s", type(exc).__name__)
         context["rankings_error"] = "the time-series database is not answering; rankings are unavailable"
@@ -63,7 +63,7 @@ def alerts_panel() -> bool:
     return True
 
 
-def _rankings(visible: QuerySet, devices: list[Device], start, end) -> dict:
+def _rankings(visible: QuerySet, devices: list[Device], start, end, now) -> dict:
     """The top ten of each ranking among the visible devices only (rank everything, then keep what is visible)."""
     names = {str(d.pk): d for d in devices}
     speeds = {(str(i.device_id), i.name): (i.speed_bps, i.alias) for i in Interface.objects.filter(device__in=visible)}
@@ -71,7 +71,7 @@ def _rankings(visible: QuerySet, devices: list[Device], start, end) -> dict:
         (str(g.device_id), g.instance): g.pk for g in Graph.objects.filter(template="traffic", device__in=visible)
     }
     busiest = []
-    for (device, port), means in top.port_averages(start, end).items():
+    for (device, port), means in top.port_averages(start, end, now).items():
         speed, alias = speeds.get((device, port), (0, ""))
         if device in names and speed > 0:
             peak = max(means.values())
@@ -80,7 +80,8 @@ def _rankings(visible: QuerySet, devices: list[Device], start, end) -> dict:
                 | {"graph_id": traffic.get((device, port))}
             )
     busiest.sort(key=lambda row: -row["util"])
-    hottest, slowest = top.hottest_sensors(start, end, sys.maxsize), top.slowest_volumes(start, end, sys.maxsize)
+    hottest = top.hottest_sensors(start, end, sys.maxsize, now)
+    slowest = top.slowest_volumes(start, end, sys.maxsize, now)
     sensors = [{"device": names[d], "name": n, "value": v} for d, n, v in hottest if d in names]
     volumes = [{"device": names[d], "volume": v, "ms": ms} for d, v, ms in slowest if d in names]
     return {"busiest": busiest[:TOP], "sensors": sensors[:TOP], "volumes": volumes[:TOP]}
