@@ -89,7 +89,7 @@ def test_peaks_of_the_hourly_tier_are_the_largest_samples(planted):
     sampled = polls(OLD, 36)
     want = [(OLD + h * HOUR) * 1000 for h in (0, 1)]
     assert [t for t, _ in found[("v1", "read_latency_ms")]] == want
-    for (t_ms, value), h in zip(found[("v1", "read_latency_ms")], (0, 1), strict=True):
+    for (_, value), h in zip(found[("v1", "read_latency_ms")], (0, 1), strict=True):
         assert value == max(latency(t) for t in sampled if OLD + h * HOUR <= t < OLD + (h + 1) * HOUR)
 
 
