@@ -251,3 +251,49 @@ def test_a_range_split_in_two_totals_the_same_as_the_whole(interval, missed, reb
     assert (whole.total or 0) == pytest.approx((left.total or 0) + (right.total or 0))
     parts = [x for x in (left.maximum, right.maximum) if x is not None]
     assert whole.maximum == (max(parts) if parts else None)
+
+
+def test_the_bound_holds_with_its_tenth_of_tolerance():
+    def first_rate(kind: str, speed: float, bps: float, interval: int):
+        return rates(device(port(kind, speed=speed, bps=bps), every(interval, T0, T0 + 2 * interval)))["p"][1]
+
+    assert first_rate("port64", 100e6, 109e6, 60).value == 109e6  # within 1.1 x the line rate: late answers
+    assert first_rate("port64", 100e6, 111e6, 60).reason == "above line rate"
+    assert first_rate("port32", 100e6, 10e6, 300).value == 10e6  # 300 s < 343.6 s at 100 Mbit/s
+    assert first_rate("port32", 100e6, 10e6, 360).reason == "interval too long for a 32-bit counter"
+    assert first_rate("port32", 0, 1e6, 1500).value == 1e6  # 25 minutes < 28.6 without a speed
+    assert first_rate("port32", 0, 1e6, 1800).reason == "interval too long for a 32-bit counter"
+    assert first_rate("port64", 0, 900e9, 60).value == 900e9  # 1 Tbit/s is a sanity bound only
+    assert first_rate("port64", 0, 1200e9, 60).reason == "above line rate"
+
+
+def test_a_reboot_is_seen_by_sysuptime_even_when_the_counter_did_not_go_back():
+    sc = device(port(bps=8e6), every(60, T0, T0 + 300), reboots=(T0 + 50,), booted=T0)
+    assert sc.octets(sc.counters[0], T0 + 60) > sc.octets(sc.counters[0], T0)  # 10 s of traffic since the reboot
+    assert rates(sc)["p"][1].reason == "reboot"
+
+
+def test_past_raw_retention_the_head_is_not_read_and_current_is_the_newest_windows_mean():
+    segs = [Segment(T0 - 300 + k * 300 + s, b) for k in range(300) for s, b in ((0, 0.0), (240, 500e6))]
+    sc = device(port(segments=segs), every(60, T0 - 300, T0 + DAY))
+    e = chart(sc, "p", T0 + 120, T0 + DAY, 300, T0 + 3 * DAY, T0 + 2 * DAY)
+    # the samples at T0+120..T0+240 lie before the first whole window: 287 whole windows of 100 Mbit/s remain
+    assert e.total == pytest.approx(100e6 * 287 * 300)
+    assert e.current == 100e6  # not the last sample (0): raw samples are gone, its window's mean stands
+
+
+def test_an_aggregate_member_after_an_outage_stands_for_the_steps_its_span_covers():
+    a = device(port(bps=100e6), every(300, T0 - HOUR, T0 + HOUR))
+    b_polls = every(300, T0 - HOUR + 30, T0 + HOUR, missed=(T0 + 630, T0 + 930))
+    b = Scenario("d2", (port(bps=200e6),), tuple(b_polls), booted=a.booted)
+    e = aggregate([(a, "p"), (b, "p")], T0, T0 + HOUR, 800, T0 + HOUR, FAR)
+    assert {v for _, v in e.points} == {300e6}  # b's sample at T0+1230 spans 900 s: it stands for 600..1200
+
+
+def test_an_aggregate_past_raw_retention_sums_window_means_taking_a_900s_members_next_window():
+    a = device(port(bps=300e6), every(900, T0 - 2 * DAY, T0 + DAY))
+    b = Scenario("d2", a.counters, tuple(every(900, T0 - 2 * DAY + 450, T0 + DAY)), booted=a.booted)
+    now = T0 + DAY - 100
+    e = aggregate([(a, "p"), (b, "p")], now - DAY, now, 300, now, now - DAY + 1)
+    assert e.tier == "5m" and e.every_s == 300 and e.p95_source == "5-minute means"
+    assert {p[2] for p in e.points} == {600e6}  # every window, though each member has a sample in one of three

@@ -40,9 +40,10 @@ def step_value(samples: list[Rate], interval: int, lo: float, hi: float, now: fl
 
 
 def window_value(samples: list[Rate], interval: int, w: float, width: int) -> float | None:
-    """A member's value in a written window: its mean, else (a member polled at least as seldom as the window) its
-    next window's mean (rollups keep no single samples)."""
-    for lo in (w, w + width) if interval >= width else (w,):
+    """A member's value in a written window: its mean, else (a member polled at least as seldom as the window) the
+    mean of its next window with a sample within its poll interval (rollups keep no single samples)."""
+    ahead = math.ceil(interval / width) if interval >= width else 0
+    for lo in (w + k * width for k in range(ahead + 1)):
         inside = [s.value for s in samples if lo <= s.t < lo + width]
         if inside:
             return sum(inside) / len(inside)
