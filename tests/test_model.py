@@ -135,6 +135,7 @@ def test_when_a_device_writes_its_windows():
     minute = device(port(), every(60, T0 + 15, T0 + 2 * HOUR))
     assert written_at(minute, T0, FIVE_MIN, late=False) == T0 + 315
     assert written_at(minute, T0, FIVE_MIN, late=True) == T0 + 375  # a minute later
+    assert written_at(minute, T0, FIVE_MIN) == T0 + 375  # unsaid which half: the model takes the later
     assert written_at(minute, T0, HOUR, late=True) == T0 + HOUR + 255  # 210 s after the hour, then its poll
 
 
@@ -297,3 +298,13 @@ def test_an_aggregate_past_raw_retention_sums_window_means_taking_a_900s_members
     e = aggregate([(a, "p"), (b, "p")], now - DAY, now, 300, now, now - DAY + 1)
     assert e.tier == "5m" and e.every_s == 300 and e.p95_source == "5-minute means"
     assert {p[2] for p in e.points} == {600e6}  # every window, though each member has a sample in one of three
+
+
+def test_a_reading_closer_than_half_an_interval_keeps_the_older_one():
+    for interval, extra in ((60, 9), (10, 4)):
+        polls = sorted(
+            [*every(interval, T0, T0 + 3 * interval), Poll(T0 + interval + extra, interval)], key=lambda p: p.t
+        )
+        r = rates(device(port(), polls))["p"]
+        assert r[2].reason == "readings too close"
+        assert (r[3].t, r[3].span, r[3].value) == (T0 + 2 * interval, interval, 100e6)

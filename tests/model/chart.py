@@ -69,19 +69,18 @@ def every_s(native: int, start: float, end: float, points: int) -> int:
 def reachable(
     samples: list[Rate], start: float, end: float, width: int | None, floor: float, interval: int, now: float
 ) -> list[Rate]:
-    """The good samples of [start, end) a read at `now` finds: from raw samples where raw retention holds them (the
-    head only while it holds the range's start), from the tier's whole windows in the range counted as written."""
+    """The good samples of [start, end) a read at `now` finds: from raw samples where raw retention holds them, from
+    the tier's whole windows in the range counted as written. (The head is read raw only while raw retention holds
+    the range's start: with a floor on a shard group's start, a multiple of the window, that is the same.)"""
     inside = [s for s in good(samples) if start <= s.t < end and s.t <= now]
     if width is None:
         return inside
-    first_whole = math.ceil(start / width) * width
 
     def in_written_window(t: float) -> bool:
         w = window_start(t, width)
         return w >= start and w + width <= end and is_counted(w + width, width, interval, now)
 
-    head_unread = start < floor
-    return [s for s in inside if in_written_window(s.t) or (s.t >= floor and not (head_unread and s.t < first_whole))]
+    return [s for s in inside if s.t >= floor or in_written_window(s.t)]
 
 
 def rollup_p95(samples: list[Rate], start: float, end: float, width: int, interval: int, now: float) -> float | None:
