@@ -45,6 +45,7 @@ class Command(BaseCommand):
         try:
             env = {**self._start_backends(var, logs, opts), **demoenv.web_env(opts["web_port"])}
             os.environ.update(env)
+            demoenv.write(var, env)
             self._use_backends(env)
             call_command("migrate", interactive=False, verbosity=0)
             call_command("collectstatic", interactive=False, verbosity=0)
