@@ -47,6 +47,8 @@ def test_a_csv_with_three_bad_rows_of_twenty_imports_seventeen_and_names_the_thr
     assert [line.split(":")[0] for line in refused] == ["line 5", "line 11", "line 17"]
     assert "host: 'no-such-host.invalid' does not resolve" in refused[0]
     assert "community: no SNMP response" in refused[1] and "Wr0ng-c0mmunity" not in out
+    assert refused[1].endswith("Check the host, port and credentials, or import again with --skip-test.")
+    assert "Save without testing" not in out
     assert "poll_interval_s: Enter a whole number." in refused[2]
     assert Device.objects.count() == 17
     assert set(Device.objects.values_list("profile", flat=True)) == {"dell-powerconnect-62xx"}
@@ -108,6 +110,7 @@ def test_the_admin_imports_an_uploaded_csv_and_lists_the_refused_rows(
     page = admin_client.get("/admin/monitor/device/")
     assert 'id="import-devices"' in page.content.decode()
     body = HEADER + good_row(agent, "up-1") + "up-2,127.0.0.1,notaport,2c,switch,1,0,60,,\n" + good_row(agent, "up-3")
+    body += f"up-4,127.0.0.1,{agent.port},2c,Wr0ng-c0mmunity,0.3,0,60,,\n"
     upload = SimpleUploadedFile("devices.csv", body.encode(), content_type="text/csv")
     app.conf.task_always_eager = True
     try:
@@ -118,13 +121,30 @@ def test_the_admin_imports_an_uploaded_csv_and_lists_the_refused_rows(
     job = ImportJob.objects.get()
     assert response.status_code == 302 and response["Location"] == f"/admin/monitor/device/import/{job.pk}/"
     html = admin_client.get(response["Location"]).content.decode()
-    assert 'data-state="done"' in html and "3 lines: 2 imported, 1 refused." in html
-    assert html.count('class="imported"') == 2 and html.count('class="refused"') == 1
+    assert 'data-state="done"' in html and "4 lines: 2 imported, 2 refused." in html
+    assert html.count('class="imported"') == 2 and html.count('class="refused"') == 2
+    assert "or tick &quot;Save devices that cannot be reached now&quot;." in html and "--skip-test" not in html
     assert "<td>3</td><td>up-2</td>" in html and "port: Enter a whole number." in html
     assert sorted(Device.objects.values_list("name", flat=True)) == ["up-1", "up-3"]
     bad = admin_client.post("/admin/monitor/device/import/", {"file": SimpleUploadedFile("x.csv", b"nope\n")})
     assert bad.status_code == 400 and "unknown column(s) &#x27;nope&#x27;" in bad.content.decode()
     assert ImportJob.objects.count() == 1  # a refused file makes no job
+
+
+def test_a_row_is_refused_for_its_own_fields_before_any_test_and_only_for_them(tmp_path):
+    """Port 99999 and a community nobody answers: the port is named, the community is never tried."""
+    path = tmp_path / "far.csv"
+    path.write_text(HEADER + "far,127.0.0.1,99999,2c,Wr0ng-c0mmunity,0.3,0,60,,\n"
+                    + "worse,127.0.0.1,99999,2c,Wr0ng-c0mmunity,0.3,-1,60,,\n")  # fmt: skip
+    out, error = run(path)
+    refused = [line for line in out.splitlines() if "refused '" in line]
+    assert error.startswith("2 row(s) refused")
+    assert refused[0] == "line 2: refused 'far': port: Ensure this value is less than or equal to 65535."
+    assert refused[1].startswith("line 3: refused 'worse': ")
+    assert sorted(refused[1].removeprefix("line 3: refused 'worse': ").split("; ")) == [
+        "port: Ensure this value is less than or equal to 65535.",
+        "retries: Ensure this value is greater than or equal to 0.",
+    ]
 
 
 def test_discover_subnet_adds_the_agents_that_answer_in_a_loopback_range(agent, stack_dir, clean_backends):

@@ -25,6 +25,9 @@ def secret_field(label: str | None = None) -> SecretField:
     return SecretField(label=label, max_length=MAX_SECRET, validators=[credentials.printable_ascii])
 
 
+ADMIN_SKIP = 'tick "Save without testing"'  # how the admin form saves a device it cannot reach; callers name theirs
+
+
 class DeviceForm(forms.ModelForm):
     """Secrets render as empty password inputs; an empty input keeps what is stored unless the device moves."""
 
@@ -61,9 +64,10 @@ class DeviceForm(forms.ModelForm):
             "pinned_profile",
         ]
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, skip_hint: str = ADMIN_SKIP, **kwargs):
         super().__init__(*args, **kwargs)
         self.discovery = None
+        self.skip_hint = skip_hint  # the caller's own way to save without testing (a CLI flag, an API field)
         # The admin builds a view-only user's form with every model field left out: dress only the fields it has.
         if "pinned_profile" in self.fields:
             self.fields["pinned_profile"] = forms.ChoiceField(
@@ -138,7 +142,7 @@ class DeviceForm(forms.ModelForm):
         except SnmpError as exc:
             message = str(exc)
             if isinstance(exc, SnmpTimeout):
-                message += '. Check the host, port and credentials, or tick "Save without testing".'
+                message += f". Check the host, port and credentials, or {self.skip_hint}."
             self.add_error(devicetest.field_for_error(target, exc), message)
             return
         if not devicetest.useful(self.discovery):
