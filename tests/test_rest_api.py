@@ -159,3 +159,21 @@ def test_tokens_sessions_and_the_schema(admin_user, client):
     assert "bearerToken" in document["components"]["securitySchemes"]
     properties = document["components"]["schemas"]["Device"]["properties"]
     assert properties["community"].get("writeOnly") is True
+
+
+def test_the_schema_lists_the_series_and_markers_endpoints_with_their_parameters(admin_user):
+    """The JSON views outside the viewsets are in the served schema, each with the query parameters it reads."""
+    schema = bearer(admin_user).get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    paths = json.loads(schema.content)["paths"]
+
+    def parameters(path: str) -> set[tuple[str, str]]:
+        return {(p["name"], p["in"]) for p in paths[path]["get"]["parameters"]}
+
+    window = {("range", "query"), ("start", "query"), ("end", "query")}
+    assert parameters("/api/series") >= window | {("graph", "query"), ("aggregate", "query"), ("points", "query")}
+    for path in ("/api/graphs/{object_id}/series", "/api/aggregates/{object_id}/series",
+                 "/api/graphs/{object_id}/series.csv", "/api/aggregates/{object_id}/series.csv"):  # fmt: skip
+        assert parameters(path) >= window | {("object_id", "path"), ("points", "query")}, path
+    assert parameters("/api/events/markers") >= window | {("graph", "query"), ("aggregate", "query")}
+    graph = next(p for p in paths["/api/events/markers"]["get"]["parameters"] if p["name"] == "graph")
+    assert graph["schema"]["type"] == "array" and graph["explode"] is True  # graph=1&graph=2
