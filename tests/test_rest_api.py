@@ -117,7 +117,7 @@ def test_changing_deleting_and_rediscovering(agent, admin_api):
 
 def test_reading_follows_tree_grants_and_writing_needs_the_admin_permissions(agent, admin_api, django_user_model):
     seen = post(admin_api, "/api/devices/", new_device(agent, name="seen", skip_test=True)).json()
-    hidden = post(admin_api, "/api/devices/", new_device(agent, name="hidden", skip_test=True)).json()
+    hidden = post(admin_api, "/api/devices/", new_device(agent, name="hidden", host="127.0.0.2", skip_test=True)).json()
     viewer = django_user_model.objects.create_user("viewer", password="x-pass-12345")
     tree = Tree.objects.create(name="Network")
     header = TreeNode.objects.create(tree=tree, kind="header", title="Core")

@@ -101,7 +101,29 @@ class DeviceForm(forms.ModelForm):
             self._refuse("community", "A community is needed for SNMP v1 and v2c.")
         if version == "3":
             self._clean_v3(data)
+        self._refuse_duplicate(data)
         return data
+
+    def _refuse_duplicate(self, data: dict) -> None:
+        """Two devices at one host and port with one community (or v3 user) make every trap and syslog line from
+        there ambiguous (none stored): refused, naming the device that has them (never the community)."""
+        host, port, version = data.get("host"), data.get("port"), data.get("snmp_version")
+        if not host or port is None or self.errors:
+            return
+        for other in Device.objects.filter(host__iexact=host, port=port).exclude(pk=self.instance.pk):
+            if version == "3" and other.snmp_version == "3":
+                same, what = other.v3_user == data.get("v3_user"), "SNMPv3 user"
+            else:
+                same = version != "3" and other.snmp_version != "3" and other.community == data.get("community")
+                what = "community"
+            if same:
+                self.add_error(
+                    "host",
+                    f"Device {other.name!r} (id {other.pk}{'' if other.enabled else ', disabled'}) has this host, port "
+                    f"and {what} already: traps and syslog from {host} could not be told apart. Use another port or "
+                    f"{what}, or change that device.",
+                )
+                return
 
     def _stored_secrets(self, data: dict) -> None:
         """An empty secret keeps the stored one while the device stays where it was entered for; once the change
