@@ -70,7 +70,8 @@ def path_data(
             [("Read", _points(found, (volume, "read_iops"))), ("Write", _points(found, (volume, "write_iops")))],
         ),
     ]
-    links = PathLink.objects.filter(array=array).select_related("switch").order_by("switch__name", "switch_port")
+    links = PathLink.objects.filter(array=array, switch__enabled=True)  # a disabled switch is off the path
+    links = links.select_related("switch").order_by("switch__name", "switch_port")
     links = list(links if switches is None else links.filter(switch__in=switches))
     array_ports = sorted({link.array_port for link in links})
     if array_ports:

@@ -32,9 +32,9 @@ def _array(request: HttpRequest, device_id: int) -> Device:
 
 
 def _links(request: HttpRequest, array: Device):
-    """The array's path links through the switches this reader may see."""
+    """The array's path links through the enabled switches this reader may see (a disabled one is off the path)."""
     visible = access_for(request).devices()
-    return PathLink.objects.filter(array=array, switch__in=visible).select_related("switch")
+    return PathLink.objects.filter(array=array, switch__in=visible, switch__enabled=True).select_related("switch")
 
 
 @login_required

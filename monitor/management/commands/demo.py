@@ -14,7 +14,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from monitor.devstack import demotree, fleet, services
+from monitor.devstack import demoenv, demotree, fleet, services
 from monitor.devstack.processes import Process, StartError, wait_http
 
 
@@ -43,8 +43,9 @@ class Command(BaseCommand):
         signal.signal(signal.SIGINT, signal.default_int_handler)  # even when started with SIGINT ignored
         signal.signal(signal.SIGTERM, _raise_interrupt)
         try:
-            env = self._start_backends(var, logs, opts)
+            env = {**self._start_backends(var, logs, opts), **demoenv.web_env(opts["web_port"])}
             os.environ.update(env)
+            demoenv.write(var, env)
             self._use_backends(env)
             call_command("migrate", interactive=False, verbosity=0)
             call_command("collectstatic", interactive=False, verbosity=0)
@@ -96,7 +97,14 @@ class Command(BaseCommand):
         """This process talks to the services it started too (device signals, the history writer)."""
         from monitor.core import services as clients
 
-        for name in ("REDIS_URL", "INFLUXDB_URL", "INFLUXDB_TOKEN", "INFLUXDB_ORG", "INFLUXDB_BUCKET"):
+        for name in (
+            "REDIS_URL",
+            "INFLUXDB_URL",
+            "INFLUXDB_TOKEN",
+            "INFLUXDB_ORG",
+            "INFLUXDB_BUCKET",
+            "MONITOR_BASE_URL",
+        ):
             if name in env:
                 setattr(settings, name, env[name])
         clients.reset_clients()
