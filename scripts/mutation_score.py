@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -28,7 +29,7 @@ def main(mutmut: str) -> int:
         return 1
     total, killed = Counter(), Counter()
     for name, status in statuses.items():
-        module = name.split(".x_", 1)[0]
+        module = re.split(r"\.x[_ǁ]", name, maxsplit=1)[0]  # x_function or xǁClassǁmethod
         total[module] += 1
         killed[module] += status in KILLED
     explained = EXPLAINED_IN.read_text(encoding="utf-8")
