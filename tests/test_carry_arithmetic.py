@@ -254,3 +254,24 @@ def test_the_spans_read_when_a_range_moves_on():
         start + 300,
         {"gone": (start - 600, start), "tail": (start + 300, start + 900)},
     )
+
+
+def test_a_cached_part_is_carried_only_with_the_templates_series_in_order_and_spans_keep_the_asks_points():
+    from datetime import datetime, timezone
+
+    from monitor.timeseries.carry import Ask, _at, _same_fields, _span
+    from monitor.timeseries.flux import Member, Plot
+    from monitor.timeseries.plan import Layout, Window
+    from monitor.timeseries.templates import TEMPLATES
+    from monitor.timeseries.tiers import Tier
+
+    plot = Plot("p", TEMPLATES["traffic"], (Member("d", "1", 60),))
+    assert _same_fields(plot, {"series": [{"field": "in_bps"}, {"field": "out_bps"}]})
+    assert not _same_fields(plot, {"series": [{"field": "out_bps"}, {"field": "in_bps"}]})
+    assert not _same_fields(plot, {"series": [{"field": "in_bps"}]})
+    assert not _same_fields(plot, {})
+    assert _at(1_800_000_000.5) == datetime(2027, 1, 15, 8, 0, 0, 500_000, tzinfo=timezone.utc)
+    now = _at(1_800_000_900)
+    span = Window(_at(1_799_913_600), _at(1_800_000_000), 300, now)
+    ask = Ask(Layout(Tier("5m", "5m", 300, 400), 300, 300), span, span, False, True)
+    assert _span(ask, 1_799_999_700, 1_800_000_000) == Window(_at(1_799_999_700), _at(1_800_000_000), 300, now)
