@@ -63,6 +63,16 @@ def test_a_member_polled_every_300_s_fills_the_minutes_its_rates_cover():
     assert late == got | {t * S: 7.0 for t in (600, 660, 720, 780, 840)}
 
 
+def test_at_a_live_ranges_end_the_newest_of_several_samples_stands_until_its_next_poll():
+    samples = [(290 * S, 5.0), (590 * S, 7.0), (890 * S, 9.0)]
+    # Each rate covers the 300 s before it: minutes from -60 s to 240 s, 300 s to 540 s, 600 s to 840 s.
+    covered = {t * S: 5.0 for t in range(-60, 300, 60)} | {t * S: 7.0 for t in range(300, 600, 60)}
+    covered |= {t * S: 9.0 for t in range(600, 900, 60)}
+    assert dict(_resample(samples, M300, 60 * S)) == covered
+    # At 1,000 s the newest (890 s) stands until its next poll (1,190 s): the minutes at 900 s and 960 s.
+    assert dict(_resample(samples, M300, 60 * S, now_ms=1000 * S)) == covered | {900 * S: 9.0, 960 * S: 9.0}
+
+
 def test_a_member_is_missing_across_a_gap():
     samples = [(0, 1.0), (60 * S, 2.0), (400 * S, 3.0)]
     got = dict(_resample(samples, M60, 60 * S))
@@ -84,6 +94,9 @@ def test_a_members_value_over_one_step():
     assert _value_in(samples, M300, 900 * S, 960 * S, 899 * S) is None  # the step starts when it is due
     assert _value_in(samples, M300, 899 * S, 960 * S, 899 * S) == 9.0
     assert _value_in([], M300, 0, 60 * S, 0) is None
+    # A step holds its samples from its start on and not the one at its end (that is the next step's).
+    assert _value_in([(300 * S, 5.0), (360 * S, 7.0)], M60, 300 * S, 360 * S, 1000 * S) == 5.0
+    assert _value_in([(250 * S, 1.0), (300 * S, 5.0)], M60, 240 * S, 300 * S, 1000 * S) == 1.0
 
 
 def test_rollup_windows_of_a_slow_member_fill_the_empty_window_before_each():
@@ -101,6 +114,15 @@ def test_rollup_windows_of_a_slow_member_fill_the_empty_window_before_each():
         (600 * S, 2.0),
     ]
     assert sorted(_fill(means, Member("d", "", 299), 300 * S)) == [(0, 1.0), (600 * S, 2.0)]
+    # Hourly windows: a member polled every 3,599 s has a sample in every hour, so no hour is empty to fill.
+    hourly = {0: 1.0, 7200 * S: 2.0}
+    assert sorted(_fill(hourly, Member("d", "", 3599), 3600 * S)) == [(0, 1.0), (7200 * S, 2.0)]
+    assert sorted(_fill(hourly, Member("d", "", 3600), 3600 * S)) == [
+        (-3600 * S, 1.0),
+        (0, 1.0),
+        (3600 * S, 2.0),
+        (7200 * S, 2.0),
+    ]
     assert sorted(_fill({0: 1.0, 300 * S: 2.0}, Member("d", "", 900), 300 * S)) == [
         (-300 * S, 1.0),
         (0, 1.0),
@@ -188,3 +210,24 @@ def test_the_raw_tail_after_the_newest_window_counts_in_every_figure_but_the_95t
         "p95": None,
         "total": 10.0,
     }
+
+
+def test_a_raw_tail_of_one_series_only_keeps_the_windows_extremes_and_is_drawn_from_where_it_starts():
+    # 900-s points of 5-minute windows: out_bps's windows are 2 and 4, in_bps's 1 and 20; only out_bps has raw
+    # samples after the newest window (at 600 s, 660 s and 900 s), and none of them is beyond its windows' range.
+    steps = {"in_bps": [(0, 1.0), (300 * S, 20.0)], "out_bps": [(0, 2.0), (300 * S, 4.0)]}
+    data = _assemble(traffic(), Layout(FIVE, 300, 900), steps, {"out_bps": 4.0}, {}, FIVE)
+    tail = {"out_bps": ([(600 * S, 3.0), (660 * S, 3.5), (900 * S, 2.5)], 80.0)}
+    inbound, outbound = _with_tail(traffic(), data, tail, 900)["series"]
+    assert inbound == _public(data)["series"][0]  # no tail: unchanged, and the series after it still gets its own
+    assert outbound["stats"] == {
+        "current": 2.5,
+        "average": (2.0 + 4.0 + 3.0 + 3.5 + 2.5) / 5,
+        "minimum": 2.0,  # the windows' (the tail's least is 2.5)
+        "maximum": 4.0,  # the windows' (the tail's most is 3.5)
+        "p95": 4.0,
+        "total": 80.0 / 8,
+    }
+    # The tail starts at 600 s, inside the chart's 900-s point from 0: its first point is drawn from 600 s (the
+    # windows before it already fill that point), then on the grid.
+    assert outbound["points"] == [[0, 2.0, 3.0, 4.0], [600 * S, 3.0, 3.25, 3.5], [900 * S, 2.5, 2.5, 2.5]]

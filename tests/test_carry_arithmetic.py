@@ -214,6 +214,7 @@ def test_joined_columns_keep_their_order_and_minima_where_any_part_has_them():
     tail = {"t": array("q", []), "mean": array("d", []), "max": array("d", [])}
     out = _joined([head, middle, tail])
     assert list(out["t"]) == [0, 300, 600] and list(out["mean"]) == [1, 3, 4] and list(out["max"]) == [2, 5, 6]
+    assert len(out["min"]) == 3  # a minimum (NaN: none) for each of the three windows, as their other columns
     assert out["min"][0] == 0.5 and all(math.isnan(v) for v in out["min"][1:])
     assert "min" not in _joined([middle, tail])
     nan_only = dict(middle, min=array("d", [NAN, NAN]))

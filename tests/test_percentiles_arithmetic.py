@@ -54,6 +54,11 @@ def test_the_guess_is_the_90th_percentile_of_window_means_at_least_the_minimum()
     assert _guess(got | {"wmean": means[:5]}) == (6, 9.0, 0.5)  # 5 means (5, 1, 9, 3, 7): index 4
     assert _guess(got | {"lo": [(None, None), (None, 12.0)]}) == (6, 12.0, 12.0)  # never below the minimum
     assert _guess(got | {"n": [(None, 19.0), (None, None)]}) == (1, 10.0, 0.5)
+    # Twenty means 1..20: the guess is at most their 95th percentile (nearest rank: the ceil(0.95 x 20) = 19th
+    # smallest, 19) and above their 90th (the 18th, 18), so a read above it keeps k samples when they follow
+    # their means: 19, not the largest.
+    twenty = {"n": [(None, 100.0)], "wmean": [(t, float(t + 1)) for t in range(20)], "lo": [(None, 0.5)]}
+    assert _guess(twenty) == (6, 19.0, 0.5)
     assert _guess(got | {"n": [(None, 0.0)]}) is None
     assert _guess(got | {"wmean": [(0, None)]}) is None
     assert _guess(got | {"lo": []}) is None

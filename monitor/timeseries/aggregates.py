@@ -16,7 +16,7 @@ from monitor.timeseries.lookup import Lookup
 from monitor.timeseries.plan import SOURCES, Layout, Window, interval_of, layout
 
 
-def read(plot: Plot, span: Window, p95: str = "now") -> dict:
+def read(plot: Plot, span: Window, p95: str = "now") -> dict:  # pragma: no mutate block (its defaults too)
     """One aggregate graph's JSON (the shape of monitor.timeseries.series.read's)."""
     # pragma: no mutate block (reads InfluxDB and the cache: tests/test_planted_aggregates.py)
     shape = layout(plot, span)
@@ -67,7 +67,7 @@ def _assemble(plot: Plot, shape: Layout, steps: dict, p95s: dict, totals: dict, 
     for definition in plot.template.series:
         values = steps.get(definition.field, [])
         numbers = [v for _, v in values]
-        points = stats.windowed(values, 0, every_ms) if shape.windowed else [[t, v, v, v] for t, v in values]
+        points = stats.windowed(values, every_ms)  # one step a point when not windowed: [t, v, v, v]
         scale = plot.scale
         legend = {
             "current": numbers[-1] * scale if numbers else None,
@@ -165,7 +165,9 @@ def _margin_s(plot: Plot) -> int:
     return max(2 * max(m.interval_s for m in plot.members), 1800)
 
 
-def _read(plot: Plot, tier: tiers.Tier, start, end, names: dict[str, str], margin_s: int = 0) -> dict:
+def _read(
+    plot: Plot, tier: tiers.Tier, start, end, names: dict[str, str], margin_s: int = 0
+) -> dict:  # pragma: no mutate block (its defaults too)
     """Every member's points of these stored fields ({stored: field}), per (member index, stored field); of raw
     samples with totals, also the intervals each member's device was polled at, per (member index, POLLED)."""
     # pragma: no mutate block (reads InfluxDB and the cache: tests/test_planted_aggregates.py)
@@ -266,7 +268,7 @@ def _resample(
     if samples and now_ms is not None and now_ms - times[-1] < interval_ms:
         newest, value = samples[-1]
         slot = newest - newest % step_ms + step_ms
-        while slot < newest + interval_ms and slot <= now_ms and slot not in out:
+        while slot <= now_ms and slot not in out:  # now_ms is before its next poll (newest + interval_ms)
             out[slot] = value
             slot += step_ms
     return list(out.items())

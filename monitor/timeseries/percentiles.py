@@ -147,7 +147,7 @@ def _guess(got: dict) -> tuple[int, float, float] | None:
     lowest = [v for _, v in got.get("lo", ()) if v is not None]
     if not (n and means and lowest):
         return None
-    return stats.rank_from_top(n), max(lowest[0], means[min(len(means) - 1, int(0.9 * len(means)))]), lowest[0]
+    return stats.rank_from_top(n), max(lowest[0], means[int(0.9 * len(means))]), lowest[0]
 
 
 def _settled(wanted: dict, floors: dict, above: dict) -> tuple[dict, dict]:
@@ -233,7 +233,7 @@ def _kth(rows: list, k: int) -> float | None:
 
 def _at_least(
     wanted: dict, bucket_name: str, start, end, suffix: str, strictly: bool = False
-) -> dict[tuple[str, str], float | None]:
+) -> dict[tuple[str, str], float | None]:  # pragma: no mutate block (its defaults too)
     """Read each series' values at or above its bound (`strictly` above), in one script; the k-th largest of
     them is its p95 when there are at least k (else None)."""
     # pragma: no mutate block (reads InfluxDB: tests/test_legends.py)
@@ -243,7 +243,7 @@ def _at_least(
 
 def _above(
     wanted: dict, bucket_name: str, start, end, suffix: str, strictly: bool = False, timed: bool = False
-) -> dict[tuple[str, str], list]:
+) -> dict[tuple[str, str], list]:  # pragma: no mutate block (its defaults too)
     """{key: rows (t ms or None, value)} of each series' values at or above its bound (`strictly` above)."""
     # pragma: no mutate block (reads InfluxDB: tests/test_legends.py)
     if not wanted:
