@@ -26,9 +26,12 @@ SHARD_S = DAY
 # Moments after the anchor (an hour's and a 5-minute window's end): right after, after the 180-s grace, after
 # 300-s and 900-s polls wrote it, an hour later (right after, and after a 3,600-s poll wrote the hour)
 MOMENTS = (5, 185, 295, 905, HOUR + 5, HOUR + 185, HOUR + 605)
+FULL_AT = (185, HOUR + 185)  # every range, warm and cold; at the other moments BRIEF ranges warm, 1d cold
+BRIEF = ("1h", "1d", "1w")
 SINGLE_AT = (HOUR + 185,)  # the single-graph API is read then only, over SINGLE_SPANS (it reads graph by graph)
 SINGLE_SPANS = ("1d", "inside")
 WARMS = (61, 181)  # the warming's runs after each 5-minute boundary (settings.CELERY_BEAT_SCHEDULE)
+PAGE_BATCH = 52  # graphs of one template per page request (static/js/graphs.js BATCH)
 
 
 def anchor(now: float | None = None) -> int:
@@ -92,6 +95,7 @@ def play(plan: Plan, zero: float, spool, check: Callable[[Read], None]) -> dict[
         try:
             graphs, aggregates = _rows(plan)
             drawn = {"graphs": graphs, "aggregates": aggregates}
+            requests, pooled = _requests(graphs, aggregates)
             first = zero + plan.moments[0]
             player = Player(plan.scenarios, agent, writer, raw_floor(first))
             clock = time.monotonic()
@@ -111,18 +115,27 @@ def play(plan: Plan, zero: float, spool, check: Callable[[Read], None]) -> dict[
                     warm_viewed(now=moment)
                     figures["warm_s"] += time.monotonic() - clock
                     continue
+                full = moment - zero in FULL_AT
                 for span in ranges(moment):
-                    for warm in (True, False):
-                        for p95, answer in page_reads(list(graphs), list(aggregates), span, moment, warm).items():
-                            how = f"{'warm' if warm else 'cold'}-{p95}"
-                            for kind in ("graphs", "aggregates"):
-                                for key, data in answer[kind].items():
-                                    of = drawn[kind][int(key)]
-                                    check(Read(how, moment, span, f"{kind[:-1]}:{key}", of, data))
-                                    figures["reads"] += 1
+                    if not full and span.name not in BRIEF:
+                        continue
+                    for warm in (True, False) if full or span.name == "1d" else (True,):
+                        for request in requests:
+                            for p95, answer in page_reads(*request, span, moment, warm).items():
+                                how = f"{'warm' if warm else 'cold'}-{p95}"
+                                for kind in ("graphs", "aggregates"):
+                                    for key, data in answer[kind].items():
+                                        of = drawn[kind][int(key)][kind == "graphs" :]
+                                        check(Read(how, moment, span, f"{kind[:-1]}:{key}", of, data))
+                                        figures["reads"] += 1
+                    if span.name == "1h":  # a pooled request of graphs of several templates, as pages make too
+                        for p95, answer in page_reads(pooled, [], span, moment, False).items():
+                            for key, data in answer["graphs"].items():
+                                of = graphs[int(key)][1:]
+                                check(Read(f"pooled-{p95}", moment, span, f"graph:{key}", of, data))
                     if moment - zero in SINGLE_AT and span.name in SINGLE_SPANS:
                         for key, data in single_read(list(graphs), span, moment).items():
-                            check(Read("single", moment, span, f"graph:{key}", drawn["graphs"][int(key)], data))
+                            check(Read("single", moment, span, f"graph:{key}", graphs[int(key)][1:], data))
                             figures["reads"] += 1
                 figures["read_s"] += time.monotonic() - clock
             figures["polls"] = player.polls
@@ -141,8 +154,25 @@ def _timeline(zero: float, moments: tuple[int, ...]) -> list[tuple[float, str]]:
     return sorted([(zero + m, "read") for m in moments] + list(runs))
 
 
+def _requests(graphs: dict, aggregates: dict) -> tuple[list[tuple[list[int], list[int]]], list[int]]:
+    """A page's requests (static/js/graphs.js `batches`): graphs of one template together, PAGE_BATCH at most, the
+    aggregates in requests of their own; and one pooled request of the first graph of each template (the small
+    sets a page pools: a device's port and text counter, if any), where graphs of several measurements share a read."""
+    by_template: dict[str, list[int]] = {}
+    for pk, (template, _) in graphs.items():
+        by_template.setdefault(template, []).append(pk)
+    out = [(ids[i : i + PAGE_BATCH], []) for ids in by_template.values() for i in range(0, len(ids), PAGE_BATCH)]
+    if aggregates:
+        out.append(([], list(aggregates)))
+    mixed = {}
+    for pk, (template, member) in graphs.items():
+        mixed.setdefault(member.split("/")[0], {}).setdefault(template, pk)
+    pooled = next((list(ids.values()) for ids in mixed.values() if len(ids) > 1), None)
+    return out, pooled or [ids[0] for ids in by_template.values()]
+
+
 def _rows(plan: Plan) -> tuple[dict[int, tuple[str, ...]], dict[int, tuple[str, ...]]]:
-    """Device, Graph and AggregateGraph rows: {graph id: ("key/counter",)}, {aggregate id: its members}."""
+    """Device, Graph and AggregateGraph rows: {graph id: (template, "key/counter")}, {aggregate id: members}."""
     from monitor.graphs.trees.models import AggregateGraph
     from monitor.models import Device, Graph
 
@@ -160,7 +190,7 @@ def _rows(plan: Plan) -> tuple[dict[int, tuple[str, ...]], dict[int, tuple[str, 
             graph = Graph.objects.create(
                 device_id=int(scenario.key), template=template, instance=counter.name, title=counter.name
             )
-            graphs[graph.pk] = (f"{scenario.key}/{counter.name}",)
+            graphs[graph.pk] = (template, f"{scenario.key}/{counter.name}")
             by_member[(scenario.key, counter.name)] = graph
     aggregates = {}
     for members in plan.aggregates:

@@ -14,8 +14,19 @@ from typing import Any
 REL = 1e-9
 STATS = ("current", "average", "minimum", "maximum", "total")
 # The lead's change on wt-span (totals weight a rate by the span its counter delta covers, not its spacing) is not
-# merged yet: until it is, totals of scenarios with outages or one-poll gaps are expected to disagree.
-PENDING_KINDS = {"missed", "backoff", "reset", "reboot", "near-line-rate", "32bit-too-long", "interval-change"}
+# merged yet: until it is, totals of scenarios with outages or one-poll gaps are expected to disagree, and so are
+# those of late polls (a range's first sample counts one poll interval, not the span its delta covers). Empty this
+# set when wt-span is merged.
+PENDING_KINDS = {
+    "missed",
+    "backoff",
+    "reset",
+    "reboot",
+    "near-line-rate",
+    "32bit-too-long",
+    "interval-change",
+    "jitter",
+}
 
 
 @dataclass(frozen=True)
@@ -54,7 +65,7 @@ def _short(value: Any) -> str:
 def same(a: Any, b: Any) -> bool:
     if a is None or b is None:
         return a is None and b is None
-    if isinstance(a, str) or isinstance(b, str):
+    if not isinstance(a, int | float) or not isinstance(b, int | float):
         return a == b
     return math.isclose(float(a), float(b), rel_tol=REL, abs_tol=1e-9)
 

@@ -1,13 +1,13 @@
 """Hypothesis strategies drawing scenarios: one device each, on a timeline anchored at 0 (the hour the reads follow).
 
-A scenario has an interval in {10, 60, 300, 900, 3600} s, a phase, a small jitter, one or two counters (32- or 64-bit
-ports with a known or unknown speed, a counter served as text) with piecewise constant traffic (idle, moderate,
-near the port's speed, and for 32-bit ports polled too seldom, faster than 32 bits hold between polls), and faults:
-runs of unanswered polls, a silent 10-s device backing off (monitor/polling/backoff.py: after three silent polls it
-is tried only on every sixth tick until it answers), an interval change, a reboot, a statistics reset. Its history
-starts far enough back to give a few hundred polls at most (some 3,600-s devices over 14 days: past what the raw
-bucket holds). `notes` says what it plays; the "kind:" notes are what `kinds` counts.
-"""
+A scenario has an interval in {10, 60, 300, 900, 3600} s, a phase, polls late by up to 1.75 s (jitter), one or two
+counters (32- or 64-bit ports with a known or unknown speed, a counter served as text) with piecewise constant
+traffic (idle, moderate, near the port's speed, and for 32-bit ports polled too seldom, faster than 32 bits hold
+between polls), and faults: runs of unanswered polls, a silent 10-s device backing off (monitor/polling/backoff.py:
+after three silent polls it is tried only on every sixth tick until it answers), an interval change, a reboot, a
+statistics reset. Its history starts far enough back to give a few hundred polls at most (some 3,600-s devices
+over 14 days: past what the raw bucket holds). `notes` says what it plays; the "kind:" notes are what `kinds`
+counts."""
 
 from __future__ import annotations
 
@@ -31,6 +31,7 @@ KINDS = (
     "interval:300",
     "interval:900",
     "interval:3600",
+    "jitter",
     "missed",
     "backoff",
     "interval-change",
@@ -108,6 +109,8 @@ def scenario(draw, key: str = "0") -> Scenario:
     start = -float(back)
     phase = draw(st.integers(0, interval - 1))
     jitters = draw(st.lists(st.sampled_from((0.0, 0.25, 0.5, 1.0, 1.75)), min_size=1, max_size=5))
+    if any(jitters):
+        tags.add("jitter")
     # An interval change (e.g. 300 -> 60) somewhere in the timeline: the polls after it at the new interval.
     change = None
     if draw(st.integers(0, 4)) == 0:
