@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 from collections import Counter as Tally
 
 import pytest
 
-from tests.proof.kept import from_json, keep, kept
+from tests.proof.kept import KEPT, from_json, keep, kept
 from tests.proof.strategies import KINDS, kinds
 from tests.proof.suite import Outcome, drawn, run_batch
 
@@ -26,8 +27,10 @@ PER_SEED = 16
 BATCH = 40  # scenarios played together on one timeline by `make proof`
 
 
-def report(outcome: Outcome, ran: Tally, failed: Tally) -> str:
+def report(outcome: Outcome, ran: Tally, failed: Tally, classes: Tally | None = None) -> str:
     lines = [f"{kind:16} ran {ran[kind]:5}  failed {failed[kind]:5}" for kind in sorted(ran)]
+    classes = classes if classes is not None else Tally(d.kind for d in outcome.differences if not d.pending)
+    lines += [f"difference {name}: {count}" for name, count in classes.most_common()]
     pending = [d for d in outcome.differences if d.pending]
     if pending:
         lines.append(f"{len(pending)} differences expected-pending (totals after gaps, wt-span), e.g.:")
@@ -63,24 +66,29 @@ def test_proof_many(stack_env, tmp_path):
     from monitor.models import Device
 
     wanted = int(os.environ["PROOF_SCENARIOS"])
+    folder = Path(os.environ.get("PROOF_KEPT") or KEPT)  # where failing scenarios are kept
     seed, ran, failed, played, kept_paths, started = 440000, Tally(), Tally(), 0, [], time.monotonic()
+    classes, pending = Tally(), 0
     while played < wanted:
         scenarios = drawn(seed, min(BATCH, wanted - played))
         seed += 1
         outcome = run_batch(scenarios, tmp_path / str(seed))
         ran.update(outcome.ran)
         failed.update(outcome.failed)
+        classes.update(d.kind for d in outcome.differences if not d.pending)
+        pending += sum(1 for d in outcome.differences if d.pending)
         played += len(scenarios)
         for s in outcome.placed:
             if s.key in outcome.failing:
-                kept_paths.append(keep(s, outcome.zero, outcome.failing[s.key]))
+                kept_paths.append(keep(s, outcome.zero, outcome.failing[s.key], folder))
         AggregateGraph.objects.all().delete()
         Device.objects.all().delete()
         print(
             f"{played} scenarios, {sum(1 for _ in kept_paths)} failing, {time.monotonic() - started:.0f} s", flush=True
         )
     print(f"\nproof: {played} scenarios in {time.monotonic() - started:.0f} s")
-    print(report(Outcome(), ran, failed))
+    print(report(Outcome(), ran, failed, classes))
+    print(f"{pending} differences expected-pending (totals after gaps and late polls: wt-span)")
     for path in kept_paths:
         print(f"kept: {path}")
     assert not kept_paths, f"{len(kept_paths)} scenarios failed; kept in tests/proof/kept/"
