@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import os
 import time
-from pathlib import Path
 from collections import Counter as Tally
+from pathlib import Path
 
 import pytest
 
