@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.proof.kept import KEPT, from_json, keep, kept
+from tests.proof.kept import KEPT, keep, kept
+from tests.proof.kept import examples as kept_examples
 from tests.proof.strategies import KINDS, kinds
 from tests.proof.suite import Outcome, drawn, run_batch
 
@@ -38,6 +39,13 @@ def report(outcome: Outcome, ran: Tally, failed: Tally, classes: Tally | None = 
     return "\n".join(lines)
 
 
+def dump(outcome: Outcome) -> None:
+    """Every difference into the file PROOF_DUMP names, if any (the failure message shows five a scenario)."""
+    if os.environ.get("PROOF_DUMP"):
+        with open(os.environ["PROOF_DUMP"], "a") as out:
+            out.writelines(f"{d}\n" for d in outcome.differences)
+
+
 def failures(outcome: Outcome) -> list[str]:
     return [f"scenario {key}:\n  " + "\n  ".join(found) for key, found in outcome.failing.items()]
 
@@ -47,12 +55,13 @@ def test_the_fixed_seed_set_and_the_kept_examples_agree_with_the_model(stack_env
     scenarios = [s for seed in SEEDS for s in drawn(seed, PER_SEED)]
     covered = set().union(*(kinds(s) for s in scenarios))
     assert covered >= set(KINDS), f"the fixed seed set no longer covers {sorted(set(KINDS) - covered)}"
-    examples = [from_json(data, "0") for _, data in kept()]
+    examples, groups = kept_examples(kept())
     started = time.monotonic()
-    outcome = run_batch(scenarios + examples, tmp_path)
+    outcome = run_batch(scenarios + examples, tmp_path, groups=[tuple(len(scenarios) + i for i in g) for g in groups])
     took = time.monotonic() - started
     print(f"\n{len(scenarios) + len(examples)} scenarios in {took:.1f} s: {outcome.figures}")
     print(report(outcome, outcome.ran, outcome.failed))
+    dump(outcome)
     assert outcome.figures["polls"] > 0 and outcome.figures["reads"] > 0
     if not outcome.figures["modelled"]:
         pytest.skip("the model (tests/model/chart.py, aggregate.py) has not landed: played and read, not compared")
@@ -73,6 +82,7 @@ def test_proof_many(stack_env, tmp_path):
         scenarios = drawn(seed, min(BATCH, wanted - played))
         seed += 1
         outcome = run_batch(scenarios, tmp_path / str(seed))
+        dump(outcome)
         ran.update(outcome.ran)
         failed.update(outcome.failed)
         classes.update(d.kind for d in outcome.differences if not d.pending)

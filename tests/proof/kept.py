@@ -36,7 +36,20 @@ def to_json(scenario: Scenario, zero: float, found: list[str]) -> dict:
     }
 
 
-def from_json(data: dict, key: str) -> Scenario:
+def examples(files: list[tuple[str, dict]]) -> tuple[list[Scenario], list[tuple[int, ...]]]:
+    """The kept examples' scenarios, and the aggregates of those kept as a group ({"scenarios": [...], "aggregates":
+    [[index, ...]]}: indexes into the group's scenarios), as indexes into the list returned."""
+    scenarios: list[Scenario] = []
+    groups: list[tuple[int, ...]] = []
+    for name, data in files:
+        first = len(scenarios)
+        for one in data.get("scenarios", [data]):
+            scenarios.append(from_json(one, "0", name))
+        groups += [tuple(first + i for i in group) for group in data.get("aggregates", [])]
+    return scenarios, groups
+
+
+def from_json(data: dict, key: str, name: str = "") -> Scenario:
     """A kept scenario, anchored at 0, as device `key`."""
     counters = tuple(
         Counter(
@@ -50,7 +63,7 @@ def from_json(data: dict, key: str) -> Scenario:
         for c in data["counters"]
     )
     polls = tuple(Poll(t, interval, answered) for t, interval, answered in data["polls"])
-    notes = (*data["notes"], "kept example")
+    notes = (*data["notes"], f"kept example {name}".strip())
     return Scenario(key, counters, polls, tuple(data["reboots"]), data["booted"], notes)
 
 

@@ -76,12 +76,14 @@ def aggregates_of(scenarios: list[Scenario]) -> list[tuple[str, ...]]:
     return groups
 
 
-def run_batch(scenarios: list[Scenario], spool, first_key: int = 1000) -> Outcome:
-    """Play `scenarios` (anchored at 0) as devices first_key... on one timeline; compare every read with the model."""
+def run_batch(scenarios: list[Scenario], spool, first_key: int = 1000, groups: list[tuple[int, ...]] = ()) -> Outcome:
+    """Play `scenarios` (anchored at 0) as devices first_key... on one timeline; compare every read with the model.
+    Aggregates: those `aggregates_of` picks, and `groups` (indexes of scenarios whose first counters are summed)."""
     zero = anchor()
     placed = [shifted(s, zero, str(first_key + i)) for i, s in enumerate(scenarios)]
     by_key = {s.key: s for s in placed}
-    plan = Plan(placed, aggregates_of(placed))
+    named = [tuple(f"{placed[i].key}/{placed[i].counters[0].name}" for i in group) for group in groups]
+    plan = Plan(placed, aggregates_of(placed) + named)
     outcome = Outcome(zero=zero, placed=placed)
     entry = model()
     expected_cache: dict = {}
