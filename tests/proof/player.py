@@ -42,7 +42,8 @@ class Player:
         self.failed_writes = 0
 
     def play_until(self, until: float) -> None:
-        """Every poll at or before `until` not played yet, then their lines written."""
+        """Every poll before `until` not played yet, then their lines written (a poll takes time: one begun at a
+        read's very moment has not written its samples by then)."""
         lines: dict[str, list[str]] = {"raw": [], "5m": [], "1h": []}
         while True:
             due = [(key, s.polls[self.next[key]]) for key, s in self.scenarios.items() if self._due(key, until)]
@@ -69,7 +70,7 @@ class Player:
 
     def _due(self, key: str, until: float) -> bool:
         polls = self.scenarios[key].polls
-        return self.next[key] < len(polls) and polls[self.next[key]].t <= until
+        return self.next[key] < len(polls) and polls[self.next[key]].t < until
 
     async def _poll_all(self, due: list[tuple[str, Poll]], states: dict) -> list[BatchOutcome]:
         return list(await asyncio.gather(*(self._poll(key, poll, states[key]) for key, poll in due)))
@@ -97,12 +98,12 @@ class Player:
         return BatchOutcome(key, result, profile=profile, finished_at=poll.t)
 
     def set_rows(self, moment: float) -> None:
-        """Every device's row as its newest poll by `moment` left it: when it last polled and answered, and the
+        """Every device's row as its newest poll before `moment` left it: when it last polled and answered, and the
         interval in force (that of its newest poll; its first before it has polled)."""
         from monitor.models import Device
 
         for key, scenario in self.scenarios.items():
-            begun = [p for p in scenario.polls if p.t <= moment]
+            begun = [p for p in scenario.polls if p.t < moment]
             newest = begun[-1] if begun else None
             answered = [p for p in begun if p.answered]
             interval = (newest or scenario.polls[0]).interval_s
