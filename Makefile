@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench lint audit format install deps influxd clean help mutation
+.PHONY: demo test bench lint audit format install deps influxd clean help mutation proof
 
 help:
 	@echo "make demo   - install what is missing and run the whole product on http://127.0.0.1:8000/"
@@ -13,6 +13,7 @@ help:
 	@echo "make lint   - ruff check (with its bandit security rules) and format check"
 	@echo "make audit  - known-vulnerability check of the installed Python packages (pip-audit)"
 	@echo "make mutation - mutation testing of the counter and legend arithmetic (mutmut), the score per module"
+	@echo "make proof  - PROOF_SCENARIOS (5000) generated scenarios through the live poll path, checked against the model"
 
 $(STAMP): requirements.txt requirements-dev.txt package.json package-lock.json
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -52,6 +53,15 @@ mutation: install
 	rm -rf mutants
 	nice -n 10 $(VENV)/bin/mutmut run --max-children 1
 	$(PY) scripts/mutation_score.py $(VENV)/bin/mutmut
+
+# Generated scenarios (tests/proof/strategies.py) played through the live poll path and read through the series API,
+# every answer checked against the independent model (tests/model/), in batches of 40 on one timeline each, niced;
+# prints how many scenarios of each kind ran and failed, and keeps every failing one in tests/proof/kept/ (which
+# `make test` replays). Fails when any scenario failed.
+PROOF_SCENARIOS ?= 5000
+proof: deps install influxd
+	PROOF_SCENARIOS=$(PROOF_SCENARIOS) INFLUXD=$$(bash scripts/ensure-influxd.sh) nice -n 10 $(PY) -m pytest -q -s \
+		-p no:cacheprovider tests/test_proof.py -k test_proof_many
 
 format: install
 	$(VENV)/bin/ruff format .

@@ -9,6 +9,7 @@ import itertools
 import random
 import socket
 import time
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from collectors.ber import (
@@ -135,7 +136,7 @@ async def _dispatcher(family: int) -> _Dispatcher:
 class FastSession:
     """A v1/v2c session to one agent on the loop's shared socket (same interface as collectors.snmp.SnmpSession)."""
 
-    def __init__(self, target: SnmpTarget):
+    def __init__(self, target: SnmpTarget, clock: Callable[[], float] | None = None):
         if target.version not in ("1", "2c"):
             raise SnmpError(f"the fast engine speaks SNMP v1 and v2c, not {target.version!r}")
         self.target = target
@@ -145,6 +146,7 @@ class FastSession:
         self._addr: tuple | None = None
         self._family = socket.AF_INET
         self._repetitions = max(1, target.max_repetitions)
+        self._clock = clock  # what times the answers (None: when each datagram arrived)
 
     async def _address(self) -> tuple:
         if self._addr is None:
@@ -185,7 +187,7 @@ class FastSession:
             status, index, start, stop = response_body(data, pos, end)
         except (BerError, IndexError):
             raise SnmpError(MALFORMED_TEXT) from None
-        return _Answer(status, index, data, start, stop, arrived)
+        return _Answer(status, index, data, start, stop, arrived if self._clock is None else self._clock())
 
     def _status_error(self, status: int, index: int, oids: list[Oid]) -> SnmpError:
         name = ERROR_NAMES[status] if 0 <= status < len(ERROR_NAMES) else f"error {status}"

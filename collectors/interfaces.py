@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from collectors.sessions import Session
@@ -99,11 +100,12 @@ async def read_ports(
     max_rows: int = 10000,
     known: KnownPorts | None = None,
     rebooted: bool = False,
+    clock: Callable[[], float] = time.time,
 ) -> tuple[list[Port], KnownPorts]:
     """Walk the status and counter columns, and names, aliases and speeds when `known` cannot be reused.
 
     Status, 64-bit octets and the counter groups travel in one walk; each port's counters are timed by the
-    response that carried them (its rate divides by the time between two such answers)."""
+    response that carried them (its rate divides by the time between two such answers); `clock` dates the names."""
     v1 = session.target.version == "1"  # SNMPv1 cannot carry Counter64
     extra = {f: cols[1] if v1 or not cols[0] else cols[0] for g in groups for f, cols in COUNTER_GROUPS[g].items()}
     rows = len(known.seen) if known is not None and not rebooted else None  # the last poll's table size
@@ -118,7 +120,7 @@ async def read_ports(
     fresh = (
         known is not None
         and not rebooted
-        and 0 <= time.time() - known.read_at < STATIC_MAX_AGE_S
+        and 0 <= clock() - known.read_at < STATIC_MAX_AGE_S
         and known.seen == seen
         and (seen.keys() <= known.static.keys())
     )
@@ -130,7 +132,7 @@ async def read_ports(
             fallback.update(await session.walk([IF_IN_OCTETS, IF_OUT_OCTETS], max_rows, len(static), times))
     else:
         static, fallback = await _read_static(session, status, hc_in, hc, times, max_rows)
-        read_at = time.time()
+        read_at = clock()
     answered = {**times[IF_OPER_STATUS], **times[IF_HC_IN_OCTETS]}  # when each row's answer came
     answered_32 = times.get(IF_IN_OCTETS, {})
     missing_at = max(answered.values(), default=0.0)

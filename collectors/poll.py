@@ -46,15 +46,17 @@ async def poll_device(
     profile: Profile | None = None,
     tolerance: float = 1.1,
     engine: str = "pysnmp",
-    clock: Callable[[], float] = time.time,
+    clock: Callable[[], float] | None = None,
     interval_s: float | None = None,
 ) -> PollResult:
     """Poll a device once. Raises SnmpError (from the session) when the device cannot be read at all.
 
-    `interval_s`, the device's poll interval, sets how close two readings may be and still give a rate."""
+    `interval_s`, the device's poll interval, sets how close two readings may be and still give a rate; `clock`
+    times the poll and every answer (None: the wall clock, answers timed as their datagrams arrived)."""
+    session = open_session(target, engine, clock)
+    clock = clock or time.time
     started = clock()
     min_interval = min_rate_interval(interval_s)
-    session = open_session(target, engine)
     scalars = scalar_oids(profile) if profile is not None else []
     first = await session.get([SYS_UPTIME, *scalars])  # the profile's scalars travel with sysUpTime
     uptime = first[SYS_UPTIME]
@@ -69,7 +71,9 @@ async def poll_device(
         groups = profile.interface_counters if profile is not None else IF_COUNTER_GROUPS
         try:
             known = previous.ports if previous is not None else None
-            result.ports, state.ports = await read_ports(session, groups, known=known, rebooted=result.rebooted)
+            result.ports, state.ports = await read_ports(
+                session, groups, known=known, rebooted=result.rebooted, clock=clock
+            )
         except SnmpError as exc:
             result.failure = f"interfaces: {exc}"
             result.errors.append(result.failure)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 from collectors.snmptypes import Oid, SnmpTarget, SnmpValue
@@ -26,14 +27,15 @@ class Session(Protocol):
     ) -> dict[str, dict[Oid, SnmpValue]]: ...
 
 
-def open_session(target: SnmpTarget, engine: str = "pysnmp") -> Session:
-    """A session to one agent on the named engine; "fast" hands SNMPv3 targets to pysnmp."""
+def open_session(target: SnmpTarget, engine: str = "pysnmp", clock: Callable[[], float] | None = None) -> Session:
+    """A session to one agent on the named engine; "fast" hands SNMPv3 targets to pysnmp. `clock`: what times each
+    answer (None: when its datagram arrived, on the wall clock)."""
     if engine == "fast" and target.version in ("1", "2c"):
         from collectors.fastsnmp import FastSession
 
-        return FastSession(target)
+        return FastSession(target, clock)
     if engine in ENGINES:
         from collectors.snmp import SnmpSession
 
-        return SnmpSession(target)
+        return SnmpSession(target, clock)
     raise ValueError(f"unknown SNMP engine {engine!r}; choose one of {', '.join(ENGINES)}")

@@ -6,6 +6,7 @@ import asyncio
 import logging
 import re
 import time
+from collections.abc import Callable
 from typing import Any
 
 from pyasn1.type import univ
@@ -95,8 +96,9 @@ def decode(value: Any) -> SnmpValue:
 class SnmpSession:
     """A session to one agent on the calling event loop's shared SNMP engine."""
 
-    def __init__(self, target: SnmpTarget):
+    def __init__(self, target: SnmpTarget, clock: Callable[[], float] | None = None):
         self.target = target
+        self._clock = clock  # what times the answers (None: when each datagram arrived)
         self._auth = _auth_data(target)
         self._transport: Any = None
         self.requests = 0
@@ -205,6 +207,8 @@ class SnmpSession:
     def _answered_at(self, sent: float, community: bytes) -> float:
         """When the agent's answer came (taken as the datagram arrived, before pysnmp decoded it), so a busy
         process times a counter as exactly as an idle one; v3 answers: the request's midpoint."""
+        if self._clock is not None:
+            return self._clock()
         address = tuple(getattr(self._transport, "transport_address", ()))[:2]
         arrived = self._engine()._monitor_arrivals.get((address, community))  # type: ignore[attr-defined]
         now = time.time()

@@ -16,8 +16,6 @@ from django.utils import timezone
 from collectors.batch import BatchJob, BatchOutcome, poll_many
 from collectors.flusher import LineFlusher
 from collectors.influx import WriteResult
-from collectors.lineprotocol import format_samples, series_key
-from collectors.rollup import write_delay_s
 from collectors.samples import CounterState
 from monitor.core import aio, locks, services
 from monitor.devices import inventory
@@ -25,9 +23,9 @@ from monitor.devices.inventory import record_discovery
 from monitor.devices.profiles import registry
 from monitor.models import Device
 from monitor.polling import backoff, stats
-from monitor.polling.records import poller_sample, record_failures, record_skips, record_successes
+from monitor.polling.records import record_failures, record_skips, record_successes
 from monitor.polling.signals import PollEvent, polls_finished
-from monitor.timeseries.templates import ROLLUP_TOTALS
+from monitor.polling.written import written
 
 log = logging.getLogger(__name__)
 
@@ -144,21 +142,10 @@ def _poll_and_record(
     flusher = LineFlusher(services.influx_writer(), settings.MONITOR_WRITE_EVERY_S, on_flushed=done_with)
 
     def written_as_done(outcome: BatchOutcome) -> None:
-        """Queue the device's samples and the rollup windows they close; a failed poll still closes what ended
-        (its last good counters are kept as they were)."""
-        samples = [
-            *(outcome.result.samples if outcome.result is not None else ()),
-            poller_sample(outcome.key, outcome.result, tick, outcome.finished_at, intervals[outcome.key]),
-        ]
-        previous = states[outcome.key]
-        state = outcome.result.state if outcome.result is not None else previous or CounterState()
-        if previous is not None:
-            state.windows = previous.windows
-        interval = intervals[outcome.key]
-        delay = write_delay_s(outcome.key, interval)  # half the fleet writes its windows a minute later
-        closed = state.windows.take(samples, interval, begun, series_key, ROLLUP_TOTALS, delay)
-        unsaved[outcome.key] = state
-        flusher.add(outcome.key, format_samples(samples), closed)
+        """Queue the device's samples and the rollup windows they close (monitor/polling/written.py)."""
+        done = written(outcome, states[outcome.key], tick, intervals[outcome.key], begun)
+        unsaved[outcome.key] = done.state
+        flusher.add(outcome.key, done.lines, done.closed)
 
     async def poll_all() -> list[BatchOutcome]:
         flusher.start()

@@ -1,0 +1,115 @@
+"""Play scenarios' polls through the product's own poll path on a controlled clock, and write what the pollers write.
+
+Each poll is `collectors.poll.poll_device` against the scenario agent, its clock the poll's moment; its outcome goes
+through `monitor.polling.written.written` (the poller's own rule: samples, the poll's record, windows closed after
+the device's write delay) with the counters kept in the product's counter store between polls, as the pollers keep
+them. Polls of different devices due by a moment run concurrently, a round at a time; raw lines older than what the
+raw bucket still holds at the first read (`raw_from`) are left out, as InfluxDB would have deleted them."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from datetime import datetime, timezone
+
+from django.conf import settings
+
+from collectors.batch import BatchOutcome
+from collectors.poll import poll_device
+from collectors.snmptypes import SnmpError, SnmpTarget, SnmpTimeout
+from monitor.core import aio, services
+from monitor.polling.written import written
+from tests.model.scenario import Poll, Scenario
+from tests.proof.agent import ScenarioAgent, profile_of
+
+ENGINE = "fast"  # the lean engine (collectors/fastsnmp.py): the counter maths are the same on both, it costs less
+
+
+def at(t: float) -> datetime:
+    return datetime.fromtimestamp(t, timezone.utc)
+
+
+class Player:
+    """Plays `scenarios` (device ids are their keys) in time order up to each moment it is asked for."""
+
+    def __init__(self, scenarios: list[Scenario], agent: ScenarioAgent, writer, raw_from: float):
+        self.scenarios = {s.key: s for s in scenarios}
+        self.profiles = {s.key: profile_of(s) for s in scenarios}
+        self.agent, self.writer, self.raw_from = agent, writer, raw_from
+        self.next = dict.fromkeys(self.scenarios, 0)
+        self.store = services.counter_store()
+        self.polls = 0
+        self.failed_writes = 0
+
+    def play_until(self, until: float) -> None:
+        """Every poll before `until` not played yet, then their lines written (a poll takes time: one begun at a
+        read's very moment has not written its samples by then)."""
+        lines: dict[str, list[str]] = {"raw": [], "5m": [], "1h": []}
+        while True:
+            due = [(key, s.polls[self.next[key]]) for key, s in self.scenarios.items() if self._due(key, until)]
+            if not due:
+                break
+            states = self.store.load_many([key for key, _ in due])
+            for key, poll in due:
+                self.agent.at(key, poll.t, poll.answered)
+            outcomes = aio.run(self._poll_all(due, states))
+            kept = {}
+            for (key, poll), outcome in zip(due, outcomes, strict=True):
+                done = written(outcome, states[key], math.floor(poll.t), poll.interval_s, float(math.floor(poll.t)))
+                kept[key] = done.state
+                if poll.t >= self.raw_from:
+                    lines["raw"] += done.lines
+                for tier, more in done.closed.items():
+                    lines[tier] += more
+                self.next[key] += 1
+            self.store.save_many(kept)
+            self.polls += len(due)
+        for tier, batch in lines.items():
+            if batch and not self.writer.write_lines(batch, tier):
+                self.failed_writes += 1
+
+    def _due(self, key: str, until: float) -> bool:
+        polls = self.scenarios[key].polls
+        return self.next[key] < len(polls) and polls[self.next[key]].t < until
+
+    async def _poll_all(self, due: list[tuple[str, Poll]], states: dict) -> list[BatchOutcome]:
+        return list(await asyncio.gather(*(self._poll(key, poll, states[key]) for key, poll in due)))
+
+    async def _poll(self, key: str, poll: Poll, previous) -> BatchOutcome:
+        """One poll as the poller makes it (an unanswered one times out fast: nothing answers it anyway)."""
+        timeout, retries = (3.0, 1) if poll.answered else (0.02, 0)
+        target = SnmpTarget(
+            "127.0.0.1", self.agent.port, community=self.agent.community(key), timeout=timeout, retries=retries
+        )
+        profile = self.profiles[key]
+        try:
+            result = await poll_device(
+                target,
+                key,
+                previous,
+                profile=profile,
+                tolerance=settings.MONITOR_LINE_RATE_TOLERANCE,
+                engine=ENGINE,
+                clock=lambda: poll.t,
+                interval_s=poll.interval_s,
+            )
+        except SnmpError as exc:
+            return BatchOutcome(key, None, str(exc), finished_at=poll.t, silent=isinstance(exc, SnmpTimeout))
+        return BatchOutcome(key, result, profile=profile, finished_at=poll.t)
+
+    def set_rows(self, moment: float) -> None:
+        """Every device's row as its newest poll before `moment` left it: when it last polled and answered, and the
+        interval in force (that of its newest poll; its first before it has polled)."""
+        from monitor.models import Device
+
+        for key, scenario in self.scenarios.items():
+            begun = [p for p in scenario.polls if p.t < moment]
+            newest = begun[-1] if begun else None
+            answered = [p for p in begun if p.answered]
+            interval = (newest or scenario.polls[0]).interval_s
+            Device.objects.filter(pk=int(key)).update(
+                poll_interval_s=interval,
+                last_poll_at=at(newest.t) if newest else None,
+                last_success_at=at(answered[-1].t) if answered else None,
+                last_poll_duration_s=0.0 if newest else None,
+            )
