@@ -37,7 +37,10 @@ class Lookup:
 
     def target(self, group: dict[str, str]) -> tuple[str, str] | None:
         """The (graph key, field) registered for a table's group (tags, `_measurement`, `_field`), if any. A group
-        without a measurement or device has the only one registered (flux.keep_columns leaves it out then)."""
+        without a measurement or device has the only one registered (flux.keep_columns leaves it out then); a table
+        without a field is none of them (the polls' records read in the same script: intervals.flux)."""
+        if "_field" not in group:
+            return None
         measurement_of = _filled(group, "_measurement", self._measurements)
         device = _filled(group, "device", self._devices)
         for measurement, tag, filters in self._variants:
