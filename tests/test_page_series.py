@@ -217,7 +217,9 @@ def test_a_first_screen_reads_its_own_graphs_tails_and_the_page_the_devices(admi
     traffic = alone["graphs"][str(first_screen[0].pk)]["series"][0]
     assert 1e6 <= traffic["stats"]["current"] <= 2e6  # port 1's newest sample (1 Mbit/s, rising over the hour)
     hour_ends = {(moment - HOUR_GRACE_S) // 3600 * 3600 * 1000 for moment in (began, time.time())}
-    assert traffic["cols"]["t"][-1] in hour_ends  # the samples since the newest hourly window (seen 7 min after it)
+    every = alone["graphs"][str(first_screen[0].pk)]["resolution_s"] * 1000
+    # the samples since the newest hourly window (seen 7 min after it) are in the point of their grid interval
+    assert traffic["cols"]["t"][-1] in {end - end % every for end in hour_ends}
 
 
 @pytest.fixture
@@ -237,7 +239,8 @@ def hour_tail(clean_backends):
     times = [hour - 3 * 3600 + 60 * i for i in range(3 * 60 + 50)]
     port_polls(history, str(device.pk), "p/1", times, lambda t: 5e6 if t >= at - 15 * 60 else 2e6, 60)
     history.close(at)
-    return {"device": device, "graphs": graphs, "at": at, "history": history}
+    rates = {t: 5e6 if t >= at - 15 * 60 else 2e6 for t in times}
+    return {"device": device, "graphs": graphs, "at": at, "hour": hour, "history": history, "rates": rates}
 
 
 def year_tail(fixture: dict, at: float, polled: float | None = None) -> dict:
@@ -255,12 +258,26 @@ def year_tail(fixture: dict, at: float, polled: float | None = None) -> dict:
     params = QueryDict(f"{graphs}range=1y&points=300&p95=later&shape=columns")
     series = read_batch(Access.server(), params, when)["graphs"][str(fixture["graphs"][0].pk)]["series"][0]
     cols = series["cols"]
-    return {"t": cols["t"][-1], "mean": cols["mean"][-1], "max": cols["max"][-1], "current": series["stats"]["current"]}
+    every = read_batch(Access.server(), params, when)["graphs"][str(fixture["graphs"][0].pk)]["resolution_s"]
+    return {
+        "t": cols["t"][-1],
+        "mean": cols["mean"][-1],
+        "max": cols["max"][-1],
+        "current": series["stats"]["current"],
+    } | {"slot": cols["t"][-1] // 1000 // every * every}
+
+
+def in_slot(fixture: dict, read: dict, until: float, since: float | None = None) -> list[float]:
+    """The planted rates of the chart's last grid interval (from its start, or `since`) up to `until`: its point
+    holds every sample there, from the hourly windows and from the raw tail alike."""
+    first = read["slot"] if since is None else since
+    return [rate for t, rate in sorted(fixture["rates"].items()) if first <= t < until]
 
 
 def poll_once(fixture: dict, at: float, rate: float) -> None:
     port_polls(fixture["history"], str(fixture["device"].pk), "p/1", [at], lambda t: rate, 60)
     fixture["history"].flush()
+    fixture["rates"][at] = rate
 
 
 def delete_raw(device: Device, since: float, until: float) -> None:
@@ -287,17 +304,20 @@ def test_a_devices_tail_is_kept_and_only_its_newest_samples_read_at_each_poll(ho
 
     at = hour_tail["at"]
     first = year_tail(hour_tail, at - 1)
-    assert 2e6 < first["mean"] < 5e6  # the hour's 2 Mbit/s and its last 15 minutes' 5 Mbit/s
+    before = in_slot(hour_tail, first, at - 1)
+    assert first["mean"] == pytest.approx(sum(before) / len(before))  # 2 Mbit/s, and the last 15 minutes' 5
     hour = at - 50 * 60
     delete_raw(hour_tail["device"], hour - 600, at - 5 * 60)  # the raw samples of the hour's first 45 minutes
     poll_once(hour_tail, at, 7e6)
     kept = year_tail(hour_tail, at)
     assert kept["current"] == pytest.approx(7e6) and kept["max"] == pytest.approx(7e6)
-    assert kept["mean"] == pytest.approx((first["mean"] * 52 + 7e6) / 53, rel=0.01)  # the kept samples and the new
+    assert kept["mean"] == pytest.approx((sum(before) + 7e6) / (len(before) + 1))  # the kept samples and the new
     cache.clear()
     full = year_tail(hour_tail, at)
     assert full["current"] == pytest.approx(7e6)
-    assert 5e6 < full["mean"] < 7e6  # read in full: what InfluxDB holds now
+    # read in full: what InfluxDB holds now (the hourly windows as written, the raw samples left since the hour)
+    held = in_slot(hour_tail, full, hour) + in_slot(hour_tail, full, at + 1, since=at - 5 * 60 + 1)  # to its end
+    assert full["mean"] == pytest.approx(sum(held) / len(held))
 
 
 def test_a_tail_kept_across_polls_and_an_hours_end_is_the_tail_read_in_full(hour_tail):
@@ -312,7 +332,7 @@ def test_a_tail_kept_across_polls_and_an_hours_end_is_the_tail_read_in_full(hour
     for moment in moments:
         poll_once(hour_tail, moment - 1, 3e6 + (moment - at) * 1e3)
         kept.append(year_tail(hour_tail, moment))
-    assert kept[-1]["t"] > kept[0]["t"]  # the chart's newest hourly window moved on
+    assert moments[-1] >= at + 10 * 60 + HOUR_GRACE_S  # the chart's newest hourly window moved on
     for moment, mine in zip(moments, kept, strict=True):
         cache.clear()
         assert mine == pytest.approx(year_tail(hour_tail, moment)), moment - at  # later samples lie after it
@@ -344,6 +364,7 @@ def test_samples_replayed_late_from_the_spool_show_in_a_kept_tail(hour_tail, inf
 
     at = hour_tail["at"]
     first = year_tail(hour_tail, at - 1)
+    n = len(in_slot(hour_tail, first, at - 1))
     assert first["max"] == pytest.approx(5e6)  # kept
     live = services.influx_writer()
     away = InfluxWriter("http://127.0.0.1:9", "none", influx.org, live.bucket, live.spool_dir, timeout_ms=2000)
@@ -358,4 +379,4 @@ def test_samples_replayed_late_from_the_spool_show_in_a_kept_tail(hour_tail, inf
     after = year_tail(hour_tail, at)
     assert after["max"] == pytest.approx(40e6)  # the replayed sample, 30 minutes before the newest kept
     assert after["current"] == pytest.approx(7e6)
-    assert after["mean"] == pytest.approx((first["mean"] * 52 - 2e6 + 40e6 + 7e6) / 53, rel=0.01)
+    assert after["mean"] == pytest.approx((first["mean"] * n - 2e6 + 40e6 + 7e6) / (n + 1))

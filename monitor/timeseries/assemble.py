@@ -44,8 +44,10 @@ NAN = float("nan")
 
 
 def columns(points: list, scale: float) -> dict:
-    """Rows (t ms, min, mean, max) as columns scaled: "t" (int64), "mean" and "max" (float64), and "min" only
-    where some window has one (a missing minimum is NaN)."""
+    """Rows (t ms, min, mean, max[, samples]) as columns scaled: "t" (int64), "mean" and "max" (float64), "min"
+    only where some window has one (a missing minimum is NaN), and "n" (int64, each point's samples: kept in the
+    cache, never answered) where the rows carry it, so the raw samples at a chart's edges can join the point of
+    their grid interval exactly (`finish`)."""
     cols = {
         "t": array("q", [p[0] for p in points]),
         "mean": array("d", [p[2] * scale for p in points]),
@@ -53,6 +55,8 @@ def columns(points: list, scale: float) -> dict:
     }
     if any(p[1] is not None for p in points):
         cols["min"] = array("d", [NAN if p[1] is None else p[1] * scale for p in points])
+    if points and all(len(p) > 4 for p in points):
+        cols["n"] = array("q", [p[4] for p in points])
     return cols
 
 
@@ -78,8 +82,7 @@ def finish(
     series = []
     for item in part["series"]:
         acc, cols = item["acc"], item["cols"]
-        points: list = [] if columns else points_of(cols)
-        heads, tails = [], []
+        heads, tails, head_n, tail_n = [], [], [], []
         n, summed, lowest, highest, current = acc["n"], acc["sum"], acc["lo"], acc["hi"], acc["current"]
         total = acc["total"] if len(cols["t"]) else None
         got = edges.get((plot.key, item["field"]), {})
@@ -90,6 +93,7 @@ def finish(
                 continue
             values = [v for _, v in inside]
             (heads if name == "head" else tails).extend(_edge_points(inside, since, every_ms, plot.scale))
+            (head_n if name == "head" else tail_n).extend(_edge_counts(inside, since, every_ms))
             n, summed = n + len(values), summed + sum(values)
             lowest = min(values) if lowest is None else min(lowest, *values)
             highest = max(values) if highest is None else max(highest, *values)
@@ -98,12 +102,14 @@ def finish(
             if plot.template.totals:
                 total = (total or 0.0) + stats.total_between(rows, since, until, interval)
         legend = _legend(current, summed / n if n else None, lowest, highest, plot.template.totals, total)
+        joined = _joined(cols, heads, tails, with_min=not columns)
+        joined = _on_the_grid(joined, cols, (heads, head_n), (tails, tail_n), every_ms)
         if columns:
             found = _scaled(plot, item["field"], item["label"], [], legend)
             del found["points"]
-            series.append(found | {"cols": _joined(cols, heads, tails)})
+            series.append(found | {"cols": joined})
         else:
-            series.append(_scaled(plot, item["field"], item["label"], [*heads, *points, *tails], legend))
+            series.append(_scaled(plot, item["field"], item["label"], points_of(joined), legend))
     kept = {k: v for k, v in part.items() if k != "series" and not k.startswith("_")}
     return kept | {"p95_source": p95_source(plot, span), "series": series}
 
@@ -114,13 +120,61 @@ def _edge_points(rows: list[tuple[int, float]], since: int, every_ms: int, scale
     return [[t, lo * scale, mid * scale, hi * scale] for t, lo, mid, hi in stats.edge_windows(rows, since, every_ms)]
 
 
-def _joined(cols: dict, heads: list, tails: list) -> dict:
-    """Cached columns as lists, with the edge points before and after."""
+def _edge_counts(rows: list[tuple[int, float]], since: int, every_ms: int) -> list[int]:
+    """The samples of each of `_edge_points`' points, in the same order."""
+    slots: dict[int, int] = {}
+    for t_ms, _ in rows:
+        slot = max(since, t_ms - t_ms % every_ms)
+        slots[slot] = slots.get(slot, 0) + 1
+    return [slots[t] for t in sorted(slots)]
+
+
+def _on_the_grid(joined: dict, cols: dict, head: tuple[list, list], tail: tuple[list, list], every_ms: int) -> dict:
+    """One point per interval of the chart's grid: where the newest cached windows fill only part of an interval
+    (hourly windows on a 3-hour grid) the raw tail's first point lies in the same interval, and so may the raw
+    head's last point and the first cached windows: each such pair becomes one point of every sample of both (the
+    mean weighted by their samples), timed at the earlier (the interval's start, or the range's where it is cut)."""
+    counts = cols.get("n")
+    if counts is None or not len(cols["t"]):
+        return joined
+    heads, head_n = head
+    tails, tail_n = tail
+    drop = []
+    if tails and _slot(tails[0][0], every_ms) == _slot(cols["t"][-1], every_ms):
+        at = len(heads) + len(cols["t"]) - 1
+        _merge(joined, at, at + 1, counts[-1], tail_n[0])
+        drop.append(at + 1)
+    if heads and _slot(heads[-1][0], every_ms) == _slot(cols["t"][0], every_ms):
+        at = len(heads) - 1
+        _merge(joined, at, at + 1, head_n[-1], counts[0])
+        drop.append(at + 1)
+    for index in sorted(drop, reverse=True):
+        for column in joined.values():
+            del column[index]
+    return joined
+
+
+def _slot(t_ms: int, every_ms: int) -> int:
+    return t_ms - t_ms % every_ms
+
+
+def _merge(joined: dict, keep: int, other: int, kept_n: int, other_n: int) -> None:
+    """Point `other`'s samples into point `keep` (lists of `_joined`; `keep` keeps its time)."""
+    joined["mean"][keep] = (joined["mean"][keep] * kept_n + joined["mean"][other] * other_n) / (kept_n + other_n)
+    joined["max"][keep] = max(joined["max"][keep], joined["max"][other])
+    if "min" in joined:
+        lows = [v for v in (joined["min"][keep], joined["min"][other]) if v is not None]
+        joined["min"][keep] = min(lows) if lows else None
+
+
+def _joined(cols: dict, heads: list, tails: list, with_min: bool = False) -> dict:
+    """Cached columns as lists, with the edge points before and after; "min" where the windows have one, or
+    `with_min` (the edge points' minima, None for the windows)."""
     out = {}
     for index, name in ((0, "t"), (1, "min"), (2, "mean"), (3, "max")):
-        if name == "min" and name not in cols:
+        if name == "min" and name not in cols and not with_min:
             continue
-        middle = cols[name].tolist()
+        middle = cols[name].tolist() if name in cols else [NAN] * len(cols["t"])
         if name == "min":
             middle = [None if v != v else v for v in middle]
         out[name] = [p[index] for p in heads] + middle + [p[index] for p in tails]
@@ -286,7 +340,7 @@ def _on_grid(sums: list, counts: list, maxima: list, minima: list | None) -> tup
         n += count
         summed += total
         if high is not None:
-            points.append((t, low, total / count, high))
+            points.append((t, low, total / count, high, count))
     return points, n, summed
 
 
@@ -298,7 +352,9 @@ def _by_time(got: dict) -> tuple[list, float, float]:
             if v is not None:
                 slots[t][column] = v
     points = [
-        (t, s[0], s[1] / s[3], s[2]) for t, s in sorted(slots.items()) if s[1] is not None and s[2] is not None and s[3]
+        (t, s[0], s[1] / s[3], s[2], s[3])
+        for t, s in sorted(slots.items())
+        if s[1] is not None and s[2] is not None and s[3]
     ]
     n = sum(s[3] for s in slots.values() if s[1] is not None and s[3])
     summed = sum(s[1] for s in slots.values() if s[1] is not None and s[3])

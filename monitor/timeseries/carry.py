@@ -194,12 +194,15 @@ def _between(cols: dict, since_ms: int, until_ms: int) -> dict:
 
 
 def _joined(parts: list[dict]) -> dict:
-    """Columns one after another; "min" where any part has it (NaN for the windows of parts without)."""
+    """Columns one after another; "min" where any part has it (NaN for the windows of parts without); "n" (each
+    point's samples) where every part has it."""
     out = {"t": array("q"), "mean": array("d"), "max": array("d")}
     with_min = any(v == v for cols in parts for v in cols.get("min", ()))  # as a cold read: where a window has one
     if with_min:
         out["min"] = array("d")
+    if all("n" in cols for cols in parts if len(cols["t"])) and any(len(cols["t"]) for cols in parts):
+        out["n"] = array("q")
     for cols in parts:
         for name in out:
-            out[name].extend(cols[name] if name in cols else array("d", [assemble.NAN] * len(cols["t"])))
+            out[name].extend(cols[name] if name in cols else array(out[name].typecode, [assemble.NAN] * len(cols["t"])))
     return out
