@@ -24,6 +24,7 @@ from monitor.devstack.demotree import ensure_tree
 from monitor.devstack.processes import free_udp_port
 from monitor.devstack.story import Story
 from monitor.events.models import Event
+from monitor.graphs.trees.models import TreeNode
 from monitor.models import Device, Graph
 from monitor.polling.run import run_polls
 from monitor.storage.paths import refresh_paths
@@ -101,14 +102,15 @@ def plant(demo, tmp_path) -> dict:
     AlertState.objects.create(rule=rule, device=switch, instance="1/g7", state="firing", since=at, value=96.2)
     tree = ensure_tree(switch, array)
     graph = Graph.objects.get(device=switch, template="traffic", instance="1/g7")
-    return {"switch": switch, "array": array, "tree": tree, "graph": graph}
+    network = TreeNode.objects.get(tree=tree, title="Network")  # the switch's thumbnails
+    return {"switch": switch, "array": array, "tree": tree, "network": network, "graph": graph}
 
 
 def pages(planted: dict) -> dict[str, str]:
     switch, array = planted["switch"].pk, planted["array"].pk
     return {
         "home": "/?range=1d",
-        "tree": f"/trees/{planted['tree'].pk}/?range=1d",
+        "tree": f"/trees/{planted['tree'].pk}/nodes/{planted['network'].pk}/?range=1d",
         "device-1d": f"/devices/{switch}/?range=1d",
         "device-1y": f"/devices/{switch}/?range=1y",
         "graph": f"/graphs/{planted['graph'].pk}/?range=1d",

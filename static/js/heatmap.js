@@ -7,6 +7,7 @@
   const GREEN = "rgb(46, 157, 58)", AMBER = "rgb(240, 165, 0)", RED = "rgb(200, 40, 40)";
   const LABEL = 120, ROW = 16, AXIS = 22; // CSS pixels: the volume names' column, a row, the time axis under them
   const TICK_PX = 90; // the least room between two time labels
+  const NEAR_PX = 3; // a pointer this close to a cell points at it
   const STEPS = [60, 300, 900, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600, 86400, 2 * 86400, 7 * 86400, 30 * 86400];
   const F = window.MonitorFormat;
 
@@ -100,7 +101,8 @@
     canvas.dataset.red = String(values.filter(function (v) { return v >= scale.problem; }).length);
   }
 
-  /* The cell under the pointer: its volume, time, value and step, or null. */
+  /* The cell under the pointer, or the worst within NEAR_PX of it (a cell of a day on a phone is a pixel wide):
+     its volume, time, value and step; or null. */
   function cellAt(canvas, event) {
     const found = canvas._heatmap;
     if (!found || !found.data.times.length) return null;
@@ -108,12 +110,18 @@
     const data = found.data;
     const start = Date.parse(data.start), end = Date.parse(data.end);
     const px = event.clientX - box.left, py = event.clientY - box.top;
-    const t = start + ((px - LABEL) / (box.width - LABEL)) * (end - start);
+    const time = function (x) { return start + ((x - LABEL) / (box.width - LABEL)) * (end - start); };
+    const from = time(px - NEAR_PX), to = time(px + NEAR_PX), step = data.resolution_s * 1000;
     const r = Math.floor((py - 2) / ROW);
-    let c = data.times.length - 1;
-    while (c >= 0 && data.times[c] > t) c -= 1;
-    if (px < LABEL || r < 0 || r >= data.volumes.length || c < 0 || t >= data.times[c] + data.resolution_s * 1000) return null;
-    return { volume: data.volumes[r], time: data.times[c], value: data.values[r][c], step: data.resolution_s };
+    if (px < LABEL || r < 0 || r >= data.volumes.length) return null;
+    let best = -1;
+    data.times.forEach(function (t, c) {
+      const v = data.values[r][c];
+      if (v === null || t + step <= from || t > to) return;
+      if (best < 0 || v > data.values[r][best]) best = c;
+    });
+    if (best < 0) return null;
+    return { volume: data.volumes[r], time: data.times[best], value: data.values[r][best], step: data.resolution_s };
   }
 
   /* A line under the pointer saying the cell's volume, latency and time. */
