@@ -3,7 +3,8 @@
 Run in the page (Playwright's evaluate): page-wide horizontal overflow, text cut off by its box, table cells whose
 text spills over their neighbours, overlapping controls in the bars of the page, and per Chart.js chart a plot
 squashed below a sensible height, tick labels outside the canvas or two ticks of an axis that read the same; the
-heatmap drawn at its element's size in device pixels with its time labels inside it."""
+heatmap drawn at its element's size in device pixels with its time labels inside it; time axes that span the page's
+range; titles in words (no field names, no unit said twice)."""
 
 from __future__ import annotations
 
@@ -89,6 +90,17 @@ CHECKS = r"""
       if (twice.length) found.push(`${where}: ${scale.id} ticks read the same: ${texts.join(', ')}`);
     }
   }
+  // 5b. A time axis spans the page's range (a day's chart is not six minutes of it).
+  const range = window.MonitorRange && MonitorRange.bounds();
+  for (const canvas of document.querySelectorAll('canvas')) {
+    const chart = window.Chart && Chart.getChart(canvas);
+    const x = chart && chart.scales.x;
+    if (!x || x.type !== 'time' || !range || document.getElementById('path')) continue; // the path: its own window
+    const span = range.end - range.start, slack = Math.max(0.02 * span, 120000);
+    if (Math.abs(x.min - range.start) > slack || Math.abs(x.max - range.end) > slack)
+      found.push(`${name(canvas.closest('figure') || canvas)}: time axis ${new Date(x.min).toISOString()}..` +
+        `${new Date(x.max).toISOString()} of a range ${new Date(range.start).toISOString()}..${new Date(range.end).toISOString()}`);
+  }
   // 6. The heatmap: drawn at its element's size in device pixels, its time labels inside it.
   for (const canvas of document.querySelectorAll('figure.heatmap canvas')) {
     if (!canvas._heatmap && canvas.dataset.rows) found.push('heatmap: no time axis or hover (nothing known of its cells)');
@@ -98,6 +110,13 @@ CHECKS = r"""
     const labels = (canvas._heatmap && canvas._heatmap.labels) || [];
     if (canvas.dataset.rows && canvas._heatmap && labels.length < 2) found.push('heatmap: fewer than two time labels');
     for (const l of labels) if (l.left < 0 || l.right > canvas.clientWidth) found.push(`heatmap label "${l.text}" cut off`);
+  }
+  // 7. Titles in words: no field name ("polls_per_min"), no unit said twice ("IOPS (IOPS)").
+  for (const el of document.querySelectorAll('h1, h2, h3, figcaption, th')) {
+    const text = (el.firstChild && el.firstChild.nodeType === 3 ? el.firstChild.textContent : el.textContent).trim();
+    if (/^[a-z0-9]+(_[a-z0-9]+)+$/.test(text)) found.push(`${name(el)} titled by a field name: "${text}"`);
+    const twice = /(^|\s)(\S+) \(\2\)/.exec(el.textContent);
+    if (twice) found.push(`${name(el)} says its unit twice: "${el.textContent.trim().slice(0, 50)}"`);
   }
   return {found, charts};
 }
