@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-
 import time
 from datetime import datetime
 from urllib.parse import parse_qs, urlsplit

@@ -49,7 +49,8 @@ def cell_colours(page) -> list[list[int]]:
         """() => { const c = document.querySelector('figure.heatmap canvas'); const h = c._heatmap;
         const ctx = c.getContext('2d'), ratio = c.width / c.clientWidth, last = h.data.times.length - 1;
         return h.data.volumes.map((v, r) => { const s = h.spot(r, last);
-          return Array.from(ctx.getImageData(Math.round(s.x * ratio), Math.round(s.y * ratio), 1, 1).data.slice(0, 3)); }); }"""
+          const x = Math.round(s.x * ratio), y = Math.round(s.y * ratio);
+          return Array.from(ctx.getImageData(x, y, 1, 1).data.slice(0, 3)); }); }"""
     )
 
 

@@ -62,7 +62,9 @@ def artifacts(tmp_path) -> Path:
 def plant(demo, tmp_path) -> dict:
     """The demo's two devices polled once (discovery), a week of their story written as the demo writes it, poller
     samples, events and a firing alert: every page has something to draw."""
-    switch = Device.objects.create(name="pc6248-demo", host="127.0.0.1", port=demo.port, community="pc6248", timeout_s=3)
+    switch = Device.objects.create(
+        name="pc6248-demo", host="127.0.0.1", port=demo.port, community="pc6248", timeout_s=3
+    )
     array = Device.objects.create(name="eql-demo", host="127.0.0.1", port=demo.port, community="eql", timeout_s=3)
     assert all(o.startswith("ok") for o in run_polls([switch.pk, array.pk]).values())
     assert refresh_paths().links == 4
@@ -81,7 +83,7 @@ def plant(demo, tmp_path) -> dict:
         writer.close()
     now = int(time.time()) // 60 * 60
     lines = []
-    for k in range(24 * 60):  # a day of the pollers' own samples, a minute apart
+    for k in range(30):  # the pollers' own samples, a minute apart, since a start half an hour ago
         t = now - 60 * k
         lines.append(f"poller_group,group=default polls_per_min={2 + k % 3},p50_s=0.25,p95_s={0.5 + (k % 7) / 10},"
                      f"failures=0,timeouts={k % 11 == 0:d},overruns=0,write_errors=0,devices=2,queued=0,"
@@ -98,7 +100,9 @@ def plant(demo, tmp_path) -> dict:
     ):
         Event.objects.create(time=at - timedelta(minutes=minutes), device=switch, port=port, source="trap",
                              kind=kind, severity=severity, name=kind, text=text)  # fmt: skip
-    rule = Rule.objects.create(name="Port near line rate", metric="port_in", scope="port", fire_level=90, clear_level=80)
+    rule = Rule.objects.create(
+        name="Port near line rate", metric="port_in", scope="port", fire_level=90, clear_level=80
+    )
     AlertState.objects.create(rule=rule, device=switch, instance="1/g7", state="firing", since=at, value=96.2)
     tree = ensure_tree(switch, array)
     graph = Graph.objects.get(device=switch, template="traffic", instance="1/g7")
@@ -171,8 +175,8 @@ def test_every_main_page_looks_right_at_desktop_and_phone_widths(
     for width, viewport in WIDTHS.items():
         with chromium_page(viewport=viewport) as page:
             errors: list[str] = []
-            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.on("console", lambda m, seen=errors: seen.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e, seen=errors: seen.append(str(e)))
             log_in(page, live_server.url, "admin", "password")
             for name, path in pages(planted).items():
                 errors.clear()

@@ -7,8 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser import chromium_page
-
 pytestmark = pytest.mark.browser
 SCRIPT = Path(__file__).resolve().parent.parent / "static" / "js" / "format.js"
 
@@ -16,11 +14,11 @@ SCRIPT = Path(__file__).resolve().parent.parent / "static" / "js" / "format.js"
 @pytest.fixture(scope="module")
 def fmt():
     """Evaluate JavaScript against window.MonitorFormat in a page of its own, in the Europe/Paris time zone."""
+    import shutil
+
     from playwright.sync_api import sync_playwright
 
     from tests.browser import CHROMIUM_ARGS
-
-    import shutil
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
@@ -57,7 +55,7 @@ def test_values_take_an_si_prefix_and_three_significant_figures(fmt, number, uni
 
 
 def test_a_missing_value_is_a_dash(fmt):
-    assert fmt("[F.value(null, 'ms'), F.value(undefined, 'ms'), F.value(NaN, 'ms')]") == ["–"] * 3
+    assert fmt("[F.value(null, 'ms'), F.value(undefined, 'ms'), F.value(NaN, 'ms')]") == ["\u2013"] * 3  # an en dash
 
 
 def axis_labels(fmt, unit: str, ticks: list[float]) -> list[str]:
@@ -96,8 +94,8 @@ def test_dates_are_local_with_the_zone_named(fmt):
 
 def test_a_time_axis_spans_the_whole_range_with_ticks_in_the_same_format(fmt):
     winter = 1795837608000
-    axis = fmt(f"(() => {{ const a = F.timeAxis({winter - 86400_000}, {winter}); "
-               f"return [a.min, a.max, a.time.unit, a.ticks.maxRotation, a.ticks.callback({winter})]; }})()")  # fmt: skip
+    axis = fmt(f"(() => {{ const a = F.timeAxis({winter - 86400_000}, {winter}); return [a.min, a.max, "
+               f"a.time.unit, a.ticks.maxRotation, a.ticks.callback({winter})]; }})()")  # fmt: skip
     assert axis == [winter - 86_400_000, winter, "hour", 0, "04:46"]
     week = fmt(f"F.timeAxis({winter - 7 * 86400_000}, {winter}).ticks.callback({winter})")
     assert week == "11-28"
