@@ -94,7 +94,10 @@
     });
     canvas._heatmap = {
       data: data, scale: scale, cellW: cellW, labels: labels,
-      spot: function (r, c) { return { x: x(data.times[c]) + cellW / 2, y: r * ROW + 9 }; }, // a cell's middle, CSS px
+      spot: function (r, c) { // the middle of a cell's part inside the canvas, CSS px
+        const left = Math.max(LABEL, x(data.times[c])), right = Math.min(width, x(data.times[c]) + cellW);
+        return { x: (left + right) / 2, y: r * ROW + 9 };
+      },
     };
     canvas.dataset.rows = String(rows);
     canvas.dataset.cells = String(values.length);
