@@ -80,7 +80,9 @@ def test_pin_mirror_export_heatmap_and_custom_range(fleet, live_server):
         page.fill("#range-end", "now-35h")
         page.click("#custom-range button[type=submit]")
         page.wait_for_load_state("networkidle")
-        assert "start=now-36h" in page.url and page.locator("#range-label").inner_text() == "now-36h → now-35h"
+        assert "start=now-36h" in page.url and page.locator("#range-label").inner_text().startswith(
+            "now-36h → now-35h ("
+        )
         page.wait_for_function("document.querySelector('figure.heatmap .graph-status').textContent.length > 0")
         assert "No volume latency" in page.locator("figure.heatmap .graph-status").inner_text()
         page.fill("#range-start", "now-1h")

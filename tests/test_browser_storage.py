@@ -47,9 +47,10 @@ def cell_colours(page) -> list[list[int]]:
     """The colour of each heatmap row's last cell, as drawn."""
     return page.evaluate(
         """() => { const c = document.querySelector('figure.heatmap canvas'); const h = c._heatmap;
-        const ctx = c.getContext('2d');
-        return h.data.volumes.map((v, r) =>
-          Array.from(ctx.getImageData(c.width - 2, r * 16 + 9, 1, 1).data.slice(0, 3))); }"""
+        const ctx = c.getContext('2d'), ratio = c.width / c.clientWidth, last = h.data.times.length - 1;
+        return h.data.volumes.map((v, r) => { const s = h.spot(r, last);
+          const x = Math.round(s.x * ratio), y = Math.round(s.y * ratio);
+          return Array.from(ctx.getImageData(x, y, 1, 1).data.slice(0, 3)); }); }"""
     )
 
 
@@ -116,10 +117,9 @@ def test_a_click_on_the_demo_heatmap_spike_opens_the_path_with_the_busy_port_mar
         # moment (content above the heatmap may still move the page between this read and the click).
         spot = page.evaluate(
             """() => { const c = document.querySelector('figure.heatmap canvas'); const h = c._heatmap;
-            const box = c.getBoundingClientRect(); const sx = box.width / c.width, sy = box.height / c.height;
             for (let r = 0; r < h.data.volumes.length; r++) for (let k = 0; k < h.data.times.length; k++)
               if (h.data.values[r][k] !== null && h.data.values[r][k] >= 50)
-                return {x: (120 + (k + 0.5) * h.cellW) * sx, y: (r * 16 + 9) * sy, volume: h.data.volumes[r]};
+                return {...h.spot(r, k), volume: h.data.volumes[r]};
             return null; }"""
         )
         assert spot is not None and spot["volume"] == "vmfs-datastore-1"  # 65 ms during the spike

@@ -139,7 +139,9 @@ def test_csv_export_matches_the_series_and_neutralises_formulas(client, viewer, 
     response = client.get(f"/api/graphs/{other.pk}/series.csv?start=now-40m&end=now")
     assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
     rows = list(csv.reader(io.StringIO(response.content.decode())))
-    assert rows[0][:3] == ["time", "graph", "series"]
+    # Each column says what it holds: the time's zone and every figure's unit (not "mean", "max" bare).
+    assert rows[0] == ["time (UTC)", "graph", "series", "min (bit/s)", "mean (bit/s)", "max (bit/s)"]
+    assert rows[1][0].endswith("+00:00")
     assert len(rows) == 1 + 60
     assert all(row[1] == "'=cmd|'/C calc'!A0" for row in rows[1:])
     assert {row[2] for row in rows[1:]} == {"In", "Out"}

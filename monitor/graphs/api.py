@@ -257,7 +257,8 @@ def series_csv(request: HttpRequest, object_id: int, kind: str = "graph") -> Htt
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{kind}-{object_id}.csv"'
     writer = csv.writer(response)
-    writer.writerow(["time", "graph", "series", f"min ({data['unit']})", "mean", "max"])
+    unit = data["unit"] or "number"  # every figure's column says its unit (a load average has none)
+    writer.writerow(["time (UTC)", "graph", "series", f"min ({unit})", f"mean ({unit})", f"max ({unit})"])
     for found in data["series"]:
         for t_ms, low, mean, high in found["points"]:
             moment = datetime.fromtimestamp(t_ms / 1000, timezone.utc).isoformat()

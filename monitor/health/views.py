@@ -13,11 +13,25 @@ from django.views.decorators.http import require_GET
 from monitor.graphs.timerange import RangeError, parse_range
 from monitor.graphs.viewhelpers import api_auth, json_error, range_context
 from monitor.health import metrics
-from monitor.health.figures import COUNTED, STALE_INTERVALS, health
+from monitor.health.figures import STALE_INTERVALS, health
 from monitor.timeseries import pollers
 
 log = logging.getLogger(__name__)
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+# The graphs over time: (figure, of groups or workers, title in words, unit for static/js/format.js).
+GRAPHS = (
+    ("polls_per_min", "groups", "Polls a minute", ""),
+    ("p50_s", "groups", "Poll duration, median", "s"),
+    ("p95_s", "groups", "Poll duration, 95th percentile", "s"),
+    ("failures", "groups", "Failed polls", ""),
+    ("timeouts", "groups", "Polls timed out", ""),
+    ("overruns", "groups", "Polls overrunning their interval", ""),
+    ("write_errors", "groups", "Write errors", ""),
+    ("spool_bytes", "workers", "Samples spooled, waiting for InfluxDB", "B"),
+    ("queued", "groups", "Polls queued", ""),
+    ("rollup_lag_s", "groups", "Rollup lag", "s"),
+    ("stale", "groups", "Devices without a good poll", ""),
+)
 
 
 def is_active_staff(user) -> bool:
@@ -36,7 +50,7 @@ def page(request: HttpRequest) -> HttpResponse:
     """Groups, workers, devices without a good poll for two intervals, the slowest devices, graphs over time."""
     _staff(request)
     context = {"health": health(), "stale_intervals": STALE_INTERVALS, **range_context(request)}
-    context["graphed"] = COUNTED
+    context["graphs"] = GRAPHS
     return render(request, "monitor/pollers.html", context)
 
 

@@ -28,16 +28,8 @@
   let dataIn = -1; // the generation whose data is all in
   let ready = false; // every script of the page has run (Chart.js, its date adapter, the zoom plugin)
 
-  function si(value, unit) {
-    if (value === null || value === undefined || Number.isNaN(value)) return "–";
-    if (unit === "%") return value.toFixed(Math.abs(value) >= 10 ? 1 : 2) + " %";
-    const prefixes = ["", "k", "M", "G", "T", "P"];
-    let v = Math.abs(value);
-    let i = 0;
-    while (v >= 1000 && i < prefixes.length - 1) { v /= 1000; i += 1; }
-    const shown = (value < 0 ? -v : v).toFixed(v >= 100 ? 0 : v >= 10 ? 1 : 2);
-    return shown + " " + prefixes[i] + unit;
-  }
+  const F = window.MonitorFormat; // static/js/format.js: every number, unit and date on the page
+  const si = F.value;
 
   function option(name, fallback) {
     try { return window.localStorage.getItem("monitor." + name) || fallback; } catch (e) { return fallback; }
@@ -182,15 +174,6 @@
     return sets;
   }
 
-  /* The time axis's unit for a span: Chart.js would otherwise try every unit to find one that fits. */
-  function timeUnit(spanMs) {
-    const hour = 3600000;
-    if (spanMs <= 2 * hour) return "minute";
-    if (spanMs <= 3 * 86400000) return "hour";
-    if (spanMs <= 90 * 86400000) return "day";
-    return "month";
-  }
-
   function draw(figure, data, mode) {
     const canvas = figure.querySelector("canvas");
     const existing = charts.get(figure);
@@ -211,23 +194,17 @@
         normalized: true,
         interaction: { mode: "index", intersect: false },
         scales: {
-          x: {
-            type: "time",
-            min: start,
-            max: end,
-            time: { unit: timeUnit(end - start), displayFormats: { second: "HH:mm:ss", minute: "HH:mm", hour: "HH:mm", day: "MMM d", month: "MMM yyyy" } },
-            ticks: { maxRotation: 0, autoSkipPadding: 12, sampleSize: 8 },
-          },
+          x: F.timeAxis(start, end),
           y: {
             beginAtZero: true,
             stacked: mode === "stack",
-            ticks: { sampleSize: 8, callback: function (v) { return si(Math.abs(v), data.unit); } },
+            ticks: { sampleSize: 8, callback: F.axis(data.unit, true) },
           },
         },
         onClick: figure.dataset.pathUrl ? function (event, elements, chart) { openPathAt(figure, chart, event); } : undefined,
         plugins: {
           legend: { display: false }, // the table under the chart is the legend
-          tooltip: { callbacks: { label: function (c) { return c.dataset.label + ": " + si(Math.abs(c.parsed.y), data.unit); } } },
+          tooltip: { callbacks: { title: F.tooltipTitle, label: function (c) { return c.dataset.label + ": " + si(Math.abs(c.parsed.y), data.unit); } } },
           zoom: {
             zoom: {
               drag: { enabled: !thumb, backgroundColor: "rgba(31,95,191,0.15)", threshold: 5 },
@@ -642,7 +619,7 @@
     });
   }
 
-  window.MonitorGraphs = { si: si, loadAll: loadAll };
+  window.MonitorGraphs = { loadAll: loadAll };
 
   /* This script runs before the chart library loads (the page's graphs are already parsed): first every size the
      page needs is read at once (one layout), then the first screen's data is on its way while Chart.js is still

@@ -57,7 +57,7 @@
     });
   }
 
-  function when(t) { return new Date(t).toLocaleString(); }
+  function when(t) { return window.MonitorFormat.dateTime(t, true); }
 
   function box(event) {
     return { type: "box", xMin: event.t, xMax: event.end, backgroundColor: event.colour + "22", borderWidth: 0,

@@ -3,7 +3,7 @@
 (function () {
   "use strict";
   const COLOURS = ["#1f5fbf", "#c0392b", "#2e9d3a", "#8e44ad", "#d35400", "#16a085", "#7f8c8d", "#b7950b"];
-  const AXIS_WIDTH = 70; // every chart's y axis is this wide, so their time axes line up
+  const AXIS_WIDTH = 84; // every chart's y axis is this wide, so their time axes line up
 
   function text(tag, value, cls) {
     const el = document.createElement(tag);
@@ -12,13 +12,7 @@
     return el;
   }
 
-  function si(value, unit) {
-    if (value === null || value === undefined || !isFinite(value)) return "–";
-    const prefixes = ["", "k", "M", "G", "T"];
-    let size = Math.abs(value), step = 0;
-    while (size >= 1000 && step < prefixes.length - 1) { size /= 1000; step += 1; }
-    return (Math.sign(value) * size).toFixed(size >= 100 ? 0 : size >= 10 ? 1 : 2) + " " + prefixes[step] + unit;
-  }
+  const F = window.MonitorFormat; // static/js/format.js
 
   function ports(data) {
     const body = document.querySelector("#path-ports tbody");
@@ -34,22 +28,45 @@
         text("td", port.switch + " " + port.port),
         text("td", port.array_ports.join(", ")),
         text("td", port.via),
-        text("td", si(port.speed_bps, "bit/s")),
-        text("td", port.peak_util_pct === null ? null : port.peak_util_pct.toFixed(1) + " %"),
-        text("td", port.peak_discards_per_s.toFixed(2) + " /s"),
-        text("td", port.peak_errors_per_s.toFixed(2) + " /s"),
-        text("td", port.peak_pause_per_s === null ? "not served" : port.peak_pause_per_s.toFixed(2) + " /s"),
+        text("td", F.value(port.speed_bps, "bit/s")),
+        text("td", F.value(port.peak_util_pct, "%")),
+        text("td", F.value(port.peak_discards_per_s, "/s")),
+        text("td", F.value(port.peak_errors_per_s, "/s")),
+        text("td", port.peak_pause_per_s === null ? "not served" : F.value(port.peak_pause_per_s, "/s")),
         text("td", port.marks.join(", ") || "", port.marks.length ? "error mark" : "")
       );
       body.append(row);
     });
   }
 
+  /* The chart's legend as a list under its plot: it scrolls past three rows (24 ports never squash the plot); a
+     name hides or shows its line. */
+  function legend(figure, chart) {
+    const list = document.createElement("ul");
+    list.className = "chart-legend";
+    chart.data.datasets.forEach(function (d, i) {
+      const item = text("li", d.label);
+      const swatch = document.createElement("span");
+      swatch.className = "swatch";
+      swatch.style.background = d.borderColor;
+      item.prepend(swatch);
+      item.title = "Show or hide " + d.label;
+      item.addEventListener("click", function () {
+        const shown = chart.isDatasetVisible(i);
+        chart.setDatasetVisibility(i, !shown);
+        item.classList.toggle("hidden", shown);
+        chart.update("none");
+      });
+      list.append(item);
+    });
+    figure.append(list);
+  }
+
   function chart(container, spec, range, mark) {
     const figure = document.createElement("figure");
     figure.className = "graph path-chart";
     figure.dataset.key = spec.key;
-    figure.append(text("figcaption", spec.title + " (" + spec.unit + ")"));
+    figure.append(text("figcaption", spec.title)); // the unit is on the axis: never "IOPS (IOPS)"
     const box = document.createElement("div");
     box.className = "canvas-box";
     const canvas = document.createElement("canvas");
@@ -69,7 +86,7 @@
     const annotations = {};
     if (mark) annotations.spike = { type: "box", xMin: mark[0], xMax: mark[1], backgroundColor: "rgba(200, 40, 40, 0.12)", borderWidth: 0 };
     if (spec.key === "utilisation") annotations.lineRate = { type: "line", yMin: 90, yMax: 90, borderColor: "rgba(200, 40, 40, 0.6)", borderDash: [4, 4], borderWidth: 1 };
-    new window.Chart(canvas, {
+    const drawn = new window.Chart(canvas, {
       type: "line",
       data: { datasets: datasets },
       options: {
@@ -79,12 +96,17 @@
         parsing: false,
         interaction: { mode: "nearest", axis: "x", intersect: false },
         scales: {
-          x: { type: "time", min: range[0], max: range[1] },
-          y: { beginAtZero: true, afterFit: function (axis) { axis.width = AXIS_WIDTH; } },
+          x: F.timeAxis(range[0], range[1]),
+          y: { beginAtZero: true, ticks: { callback: F.axis(spec.unit) }, afterFit: function (axis) { axis.width = AXIS_WIDTH; } },
         },
-        plugins: { legend: { position: "bottom" }, annotation: { annotations: annotations } },
+        plugins: {
+          legend: { display: false }, // the list under the plot is the legend
+          tooltip: { callbacks: { title: F.tooltipTitle, label: function (c) { return c.dataset.label + ": " + F.value(c.parsed.y, spec.unit); } } },
+          annotation: { annotations: annotations },
+        },
       },
     });
+    legend(figure, drawn);
     canvas.dataset.points = String(datasets.reduce(function (n, d) { return n + d.data.length; }, 0));
   }
 

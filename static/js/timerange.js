@@ -92,7 +92,12 @@
       a.classList.toggle("active", a.dataset.range === range.range);
     });
     const label = document.getElementById("range-label");
-    if (label) label.textContent = range.range ? "last " + range.range : range.start + " → " + range.end;
+    if (label) {
+      const b = bounds();
+      const said = range.range ? "last " + range.range : /^now/.test(range.start) ? range.start + " → " + range.end : "";
+      const shown = window.MonitorFormat.range(b.start, b.end); // never the URL's "2026-11-28T03:46:48Z"
+      label.textContent = said ? said + " (" + shown + ")" : shown;
+    }
     const start = document.getElementById("range-start");
     const end = document.getElementById("range-end");
     if (start && end) {
