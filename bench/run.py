@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench import report, report_s8
+from bench import history, report, report_s8
 from bench.common import REPO, InfluxdRunning, git_revision, start_backends, start_fleet
 from bench.previous import PREVIOUS
 from bench.stack import bench_environment
@@ -78,7 +78,7 @@ def main() -> int:
         wanted.discard("s9")
         save("s9", s9_events.run(work / "s9"))
         path = REPO / "docs" / "performance.md"
-        path.write_text(s9_events.splice(path.read_text(), s9_events.render(results["s9"])))
+        write_keeping_history(path, s9_events.splice(path.read_text(), s9_events.render(results["s9"])))
         print("wrote scenario 9's section of docs/performance.md")
         if not wanted:
             return 0
@@ -155,13 +155,24 @@ def write_report(results: dict, ran: set[str]) -> None:
     path = REPO / "docs" / "performance.md"
     if path.exists() and not all(name in results for name in SCENARIOS):
         if "s8" in results and "s8" in ran:
-            path.write_text(report_s8.splice(path.read_text(), report_s8.render(results["s8"])))
+            write_keeping_history(path, report_s8.splice(path.read_text(), report_s8.render(results["s8"])))
             print("wrote scenario 8's section of docs/performance.md (results.json lacks the other scenarios)")
         else:  # rendering the whole document from a partial run would drop the other scenarios' figures
             print("docs/performance.md left as it is: results.json lacks some scenarios (their figures are in it)")
         return
-    path.write_text(report.render(results))
+    write_keeping_history(path, report.render(results))
     print("wrote docs/performance.md")
+
+
+def write_keeping_history(path: Path, text: str) -> None:
+    """Write docs/performance.md, first appending each section it replaces to bench/results/HISTORY.md: the page
+    keeps the latest figures, the history keeps every earlier run."""
+    if path.exists():
+        when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+        kept = history.keep(path.read_text(), text, f"on {when} at {git_revision()}")
+        if kept:
+            print(f"kept {kept} replaced section(s) of docs/performance.md in bench/results/HISTORY.md")
+    path.write_text(text)
 
 
 def sustained_arguments(parser: argparse.ArgumentParser) -> None:

@@ -143,11 +143,11 @@ try:
     MONITOR_TRUSTED_PROXIES = parse_networks(env_list("MONITOR_TRUSTED_PROXIES", ""))
 except ValueError as exc:
     raise ConfigError(str(exc)) from None
-# Directory sign-in (LDAP), on when MONITOR_LDAP_URI is set; see monitor/core/directory.py and README.
+# Directory sign-in (LDAP), on when MONITOR_LDAP_URI is set; see monitor/core/directory.py and docs/signin.md.
 globals().update(directory.ldap_settings())
 if "AUTH_LDAP_SERVER_URI" in globals():
     AUTHENTICATION_BACKENDS.insert(1, directory.BACKEND)
-# OpenID Connect sign-in, on when MONITOR_OIDC_CLIENT_ID is set; see monitor/core/oidc.py and README.
+# OpenID Connect sign-in, on when MONITOR_OIDC_CLIENT_ID is set; see monitor/core/oidc.py and docs/signin.md.
 globals().update(oidc_settings())
 MONITOR_OIDC_NAME = env("MONITOR_OIDC_NAME", "single sign-on")
 MONITOR_OIDC_GROUPS_CLAIM = env("MONITOR_OIDC_GROUPS_CLAIM", "groups")
