@@ -51,8 +51,11 @@ def written_by_s(step_s: int, interval_s: float) -> float:
     return begun_by_s(step_s, interval_s) + WRITE_SLACK_S
 
 
-# Fields whose legend shows a total (rate x the sample's own interval): kept as `<field>_total` in each window.
+# Fields whose legend shows a total (rate x the time its counter delta covers): kept as `<field>_total` per window.
 TOTALS: Mapping[str, frozenset[str]] = {"interface": frozenset(("in_bps", "out_bps"))}
+# The field of a sample with totals saying what its rates' counter deltas cover (s): the time between the two
+# readings they came from (collectors/poll.py). Not a statistic of its own: windows keep no min/max/sum of it.
+SPAN = "span_s"
 _NONE: frozenset[str] = frozenset()
 # A field's open 5-minute window: min, max, sum, count; fields with a total also keep it and when their last
 # sample was seen (the others keep four numbers: what a poll reads and writes back is two thirds as long).
@@ -74,9 +77,12 @@ def _latest_write_delay_s(interval_s: float) -> float:
     return float(SPREAD_S) if interval_s <= SPREAD_S else 0.0
 
 
-def sample_weight(t: float, last: float | None, interval_s: float) -> float:
-    """The interval a rate sample stands for: the time since the series' previous sample, unless that is a gap
-    (longer than twice the poll interval) or there is none: then one poll interval."""
+def sample_weight(t: float, last: float | None, interval_s: float, span_s: float | None = None) -> float:
+    """The time a rate sample counts for in a total: its span (`span_s`, what its counter delta covers) when the
+    poller wrote one; for samples written before spans were: the time since the series' previous sample, unless
+    that is a gap (longer than twice the poll interval) or there is none: then one poll interval."""
+    if span_s is not None and span_s > 0.0:
+        return span_s
     if last is not None and 0.0 < t - last <= 2.0 * interval_s:
         return t - last
     return interval_s
@@ -172,8 +178,11 @@ class Windows:
             self._close_hour(key, entry, out, with_total)
             entry[1] = t - t % HOUR
         accs = entry[2]
+        span = fields.get(SPAN) if with_total else None
         for name, value in fields.items():
             if type(value) is not float or value - value != 0.0:  # floats only (ints are states), finite only
+                continue
+            if span is not None and name == SPAN:
                 continue
             acc = accs.get(name)
             if acc is None:
@@ -191,7 +200,7 @@ class Windows:
                 if len(acc) > TOT5:
                     acc[TOT5] = 0.0
             if len(acc) > TOT5:
-                acc[TOT5] += value * sample_weight(t, acc[LAST], interval_s)
+                acc[TOT5] += value * sample_weight(t, acc[LAST], interval_s, span)
                 acc[LAST] = t
 
     def add_samples(

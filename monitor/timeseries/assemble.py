@@ -1,5 +1,6 @@
 """A graph's JSON from what its read returned: points [t ms, min, mean, max] and the legend, by the rules of
-docs/graphs.md (averages of every sample, extremes of every sample, totals by each sample's own interval)."""
+docs/graphs.md (averages of every sample, extremes of every sample, totals by what each sample's counter delta
+covers: its span)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import time
 from array import array
 from collections import defaultdict
 
+from collectors.rollup import SPAN, sample_weight
 from monitor.timeseries import stats, tiers
 from monitor.timeseries.flux import Plot
 from monitor.timeseries.intervals import Polled
@@ -17,14 +19,23 @@ def graph(plot: Plot, found: dict, shape: Layout, span: Window, interval: int | 
     """One graph's JSON from raw samples: points [t ms, min, mean, max] scaled, and the legend (p95 later);
     `interval`: the intervals its device was polled at (monitor/timeseries/intervals.py), or today's."""
     series = []
+    spans = spans_of(found, plot)
+    firsts = [
+        t for f in plot.template.fields for t, v in found.get((plot.key, f), {}).get("tfirst", ()) if v is not None
+    ]
     for definition in plot.template.series:
         got = found.get((plot.key, definition.field), {})
         if shape.windowed:
-            points, legend = _from_windows(got, plot.template.totals, interval)
+            points, legend = _from_windows(got, plot.template.totals, interval, spans, min(firsts, default=None))
         else:
-            points, legend = _from_samples(got.get("raw", []), plot.template.totals, interval)
+            points, legend = _from_samples(got.get("raw", []), plot.template.totals, interval, spans)
         series.append(_series(plot, definition, points, legend))
     return meta(plot, shape, span) | {"series": series}
+
+
+def spans_of(found: dict, plot: Plot) -> dict[int, float]:
+    """{t ms: span} of a graph's samples (their `span_s`, of every read that returned it)."""
+    return {t: v for rows in found.get((plot.key, SPAN), {}).values() for t, v in rows if v is not None}
 
 
 def rollup_part(plot: Plot, found: dict, shape: Layout, span: Window) -> dict:
@@ -76,6 +87,7 @@ def finish(
     head_ms, start_ms, end_ms = bounds.ms()
     every_ms = part["resolution_s"] * 1000
     series = []
+    spans = spans_of(edges, plot)
     for item in part["series"]:
         acc, cols = item["acc"], item["cols"]
         points: list = [] if columns else points_of(cols)
@@ -96,7 +108,7 @@ def finish(
             if name == "tail":
                 current = values[-1]
             if plot.template.totals:
-                total = (total or 0.0) + stats.total_between(rows, since, until, interval)
+                total = (total or 0.0) + stats.total_between(rows, since, until, interval, spans)
         legend = _legend(current, summed / n if n else None, lowest, highest, plot.template.totals, total)
         if columns:
             found = _scaled(plot, item["field"], item["label"], [], legend)
@@ -176,7 +188,7 @@ def _legend(current, average, minimum, maximum, totals: bool, total) -> dict:
     return legend
 
 
-def _from_samples(rows: list, totals: bool, interval: int | Polled) -> tuple[list, dict]:
+def _from_samples(rows: list, totals: bool, interval: int | Polled, spans: dict[int, float]) -> tuple[list, dict]:
     samples = [(t, v) for t, v in rows if v is not None]
     values = [v for _, v in samples]
     legend = _legend(
@@ -185,7 +197,7 @@ def _from_samples(rows: list, totals: bool, interval: int | Polled) -> tuple[lis
         min(values, default=None),
         max(values, default=None),
         totals,
-        stats.total(samples, interval) if samples else None,
+        stats.total(samples, interval, spans) if samples else None,
     )
     legend["p95"] = stats.percentile(values)
     return [(t, v, v, v) for t, v in samples], legend
@@ -201,7 +213,11 @@ def _only(got: dict, name: str) -> float | None:
     return values[-1] if values else None
 
 
-def _from_windows(got: dict, totals: bool, interval: int | Polled) -> tuple[list, dict]:
+def _from_windows(
+    got: dict, totals: bool, interval: int | Polled, spans: dict[int, float], first_ms: int | None
+) -> tuple[list, dict]:
+    """Points of raw windows and the legend of the range; a total summed in InfluxDB (each series' first row, at
+    `first_ms`, added here: flux.total_tail) or, polled at another interval than today's, here sample by sample."""
     slots: dict[int, list] = defaultdict(lambda: [None, None, None])
     for column, name in ((0, "wmin"), (1, "wmean"), (2, "wmax")):
         for t, v in got.get(name, ()):
@@ -210,10 +226,13 @@ def _from_windows(got: dict, totals: bool, interval: int | Polled) -> tuple[list
     points = [(t, s[0], s[1], s[2]) for t, s in sorted(slots.items()) if s[1] is not None and s[2] is not None]
     total = None
     if totals and points and "traw" in got:  # polled at another interval than today's: summed here, sample by sample
-        total = stats.total([(t, v) for t, v in got["traw"] if v is not None], interval)
+        total = stats.total([(t, v) for t, v in got["traw"] if v is not None], interval, spans)
     elif totals and points:  # summed in InfluxDB with the interval of today, the one every sample was polled at
         today = interval.now_s if isinstance(interval, Polled) else interval
-        total = (_only(got, "tsum") or 0.0) + (_only(got, "tfirst") or 0.0) * today
+        total = _only(got, "tsum") or 0.0
+        for t, v in got.get("tfirst", ()):  # the series' first row, which elapsed() left out of the sum
+            if v is not None and t == first_ms:
+                total += v * sample_weight(t / 1000.0, None, today, spans.get(t))
     legend = _legend(
         _only(got, "last"),
         _only(got, "avg"),

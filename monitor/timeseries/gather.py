@@ -9,9 +9,11 @@ from dataclasses import dataclass
 from datetime import timedelta
 from operator import itemgetter
 
+from collectors.rollup import SPAN
 from monitor.timeseries import influxql, intervals, tiers
 from monitor.timeseries.client import run
 from monitor.timeseries.flux import (
+    IMPORTS,
     Params,
     Plot,
     any_of,
@@ -28,12 +30,17 @@ from monitor.timeseries.pieces import EVERY_INSTANCE_AT, Piece, means_kept, read
 from monitor.timeseries.plan import Layout, Window
 
 
-def _predicate(plots: list[Plot], suffix: str, bind: Params, lookup: Lookup, only_totals: bool = False) -> str:
+def _predicate(
+    plots: list[Plot], suffix: str, bind: Params, lookup: Lookup, only_totals: bool = False, spans: bool = False
+) -> str:
     """The series of these graphs (fields + `suffix`), one term per template and device: (its ports) and (its
-    fields); registers each series with `lookup`."""
+    fields); registers each series with `lookup`. `spans`: of raw samples, with the span of graphs with totals
+    (`span_s`, indexed as a field of its own: monitor/timeseries/stats.py counts each rate by it)."""
     groups: dict[tuple, list[tuple[Plot, list[str]]]] = defaultdict(list)
     for plot in plots:
         fields = [f for f in _fields(plot) if not only_totals or plot.template.totals]
+        if spans and plot.template.totals:
+            fields.append(SPAN)
         names = [f + suffix for f in fields]
         for name, base_field in zip(names, fields, strict=True):
             lookup.register(plot, plot.members[0], name, base_field)
@@ -73,8 +80,8 @@ def gather_raw(
     lookup = Lookup()
     script = []
 
-    def pred(suffix: str, only_totals: bool = False) -> str:
-        return _predicate(plots, suffix, bind, lookup, only_totals)
+    def pred(suffix: str, only_totals: bool = False, spans: bool = False) -> str:
+        return _predicate(plots, suffix, bind, lookup, only_totals, spans)
 
     if shape.windowed:  # raw samples, windowed
         every = pred("")
@@ -82,12 +89,14 @@ def gather_raw(
             script.append(chain(bucket, every, window(name), untimed, "w" + name))
         for name, tail in (("n", "|> count()"), ("lo", "|> min()"), ("avg", "|> mean()"), ("last", "|> last()")):
             script.append(chain(bucket, every, tail, untimed, name))
-        totals = pred("", only_totals=True)
+        totals = pred("", only_totals=True, spans=True)
         if totals:
-            script.append(chain(bucket, totals, total_tail(interval), untimed, "tsum"))
-            script.append(chain(bucket, totals, "|> first()", untimed, "tfirst"))
+            fields = dict.fromkeys(f for p in plots if p.template.totals for f in _fields(p))
+            script.insert(0, IMPORTS)
+            script.append(chain(bucket, totals, total_tail(interval, fields), untimed, "tsum"))
+            script.append(chain(bucket, totals, "|> first()", keep, "tfirst"))
     else:  # few enough raw samples to read them all
-        script.append(chain(bucket, pred(""), "", keep, "raw"))
+        script.append(chain(bucket, pred("", spans=True), "", keep, "raw"))
     now_of = {p.members[0].device: float(p.members[0].interval_s) for p in plots if p.template.totals}
     if now_of:
         script.append(intervals.flux(bind, bucket, list(now_of)))
@@ -108,7 +117,7 @@ def totals_read(plots: list[Plot], span: Window) -> dict[tuple[str, str], list]:
     """The raw samples of the fields whose legend shows a total, {(plot key, field): rows}: for graphs whose
     devices were polled at another interval than today's within the range."""
     bind, lookup = Params(), Lookup()
-    predicate = _predicate(plots, "", bind, lookup, only_totals=True)
+    predicate = _predicate(plots, "", bind, lookup, only_totals=True, spans=True)
     script = chain(bind(tiers.tiers()[0].bucket), predicate, "", keep_columns(plots), "traw")
     found = lookup.index(run(script, {"p_start": span.start, "p_stop": span.end} | bind.values))
     return {key: results.get("traw", []) for key, results in found.items()}
