@@ -119,3 +119,16 @@ def test_windows_of_samples_give_min_mean_and_max_aligned_to_the_epoch():
     hour = 3_600_000
     assert windowed(points, base, hour) == [[base - base % hour, 1.0, 3.5, 9.0]]
     assert base % hour == 600_000
+
+
+def test_a_total_counts_each_sample_for_its_span_where_the_poller_wrote_one():
+    # 1 B/s polled every 60 s: the answer at 300 s after three unanswered polls spans the 240 s since the last one;
+    # a sample after a reset spans only the 60 s since the reading at it (its neighbour 120 s before bridges nothing).
+    points = [(0, 1.0), (MINUTE, 1.0), (5 * MINUTE, 2.0), (7 * MINUTE, 3.0)]
+    spans = {0: 60.0, MINUTE: 60.0, 5 * MINUTE: 240.0, 7 * MINUTE: 60.0}
+    assert total(points, 60.0, spans) == 60.0 + 60.0 + 480.0 + 180.0
+    assert total_between(points, 5 * MINUTE, None, 60.0, spans) == 660.0  # the outage counts in the answer's range
+    assert total_between(points, MINUTE + 1, 7 * MINUTE, 60.0, spans) == 480.0
+    # A sample without a span (written before spans were) goes by the spacing rule: 120 s since the one before.
+    assert total(points, 60.0, {0: 60.0, MINUTE: 60.0, 5 * MINUTE: 240.0}) == 60.0 + 60.0 + 480.0 + 360.0
+    assert total(points, 60.0, None) == total(points, 60.0) == 60.0 + 60.0 + 120.0 + 360.0
