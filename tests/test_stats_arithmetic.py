@@ -132,3 +132,13 @@ def test_a_total_counts_each_sample_for_its_span_where_the_poller_wrote_one():
     # A sample without a span (written before spans were) goes by the spacing rule: 120 s since the one before.
     assert total(points, 60.0, {0: 60.0, MINUTE: 60.0, 5 * MINUTE: 240.0}) == 60.0 + 60.0 + 480.0 + 360.0
     assert total(points, 60.0, None) == total(points, 60.0) == 60.0 + 60.0 + 120.0 + 360.0
+
+
+def test_a_sample_without_a_span_goes_by_the_interval_it_was_polled_at():
+    from monitor.timeseries.intervals import Polled
+
+    # Polled every 300 s then (the records say so), every 60 s today: 300 s spacings are no gap.
+    polled = Polled([(0, 300), (300_000, 300), (600_000, 300)], 60)
+    points = [(0, 1.0), (300_000, 1.0), (600_000, 1.0)]
+    assert total(points, polled) == 900.0
+    assert total(points, 60.0) == 180.0
