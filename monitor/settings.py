@@ -10,11 +10,23 @@ from celery.schedules import crontab
 
 from monitor.core import directory
 from monitor.core.clientip import parse_networks
-from monitor.core.config import ConfigError, env, env_bool, env_float, env_int, env_list, secret_from_var
+from monitor.core.config import (
+    ConfigError,
+    demo_defaults,
+    env,
+    env_bool,
+    env_float,
+    env_int,
+    env_list,
+    secret_from_var,
+)
 from monitor.core.oidc_settings import oidc_settings
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env("MONITOR_VAR_DIR", str(BASE_DIR / "var")))
+# Where `make demo` from this VAR_DIR listens (var/demo-services.env): the defaults of REDIS_URL, INFLUXDB_URL and
+# MONITOR_BASE_URL, so a command in another shell finds the demo's services; the environment still wins.
+DEMO_SERVICES = demo_defaults(VAR_DIR)
 
 SECRET_KEY = secret_from_var("DJANGO_SECRET_KEY", VAR_DIR, "django-secret-key")
 DEBUG = env_bool("DJANGO_DEBUG", False)
@@ -223,7 +235,7 @@ CONTENT_SECURITY_POLICY = {
 
 # Redis: Celery broker and the poller's short-lived state (last counters, locks), and Django's cache
 # (login failure counts shared by every web process).
-REDIS_URL = env("REDIS_URL", "redis://127.0.0.1:6379/0")
+REDIS_URL = env("REDIS_URL", DEMO_SERVICES.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
 CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
@@ -290,7 +302,7 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 # InfluxDB 2.x.
-INFLUXDB_URL = env("INFLUXDB_URL", "http://127.0.0.1:8086")
+INFLUXDB_URL = env("INFLUXDB_URL", DEMO_SERVICES.get("INFLUXDB_URL", "http://127.0.0.1:8086"))
 INFLUXDB_ORG = env("INFLUXDB_ORG", "monitor")
 INFLUXDB_BUCKET = env("INFLUXDB_BUCKET", "monitor")
 INFLUXDB_TOKEN = env("INFLUXDB_TOKEN", "")
@@ -341,7 +353,7 @@ EMAIL_HOST_PASSWORD = env("EMAIL_HOST_PASSWORD", "")
 EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 20, minimum=1)
 DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", "SNMP monitor <monitor@localhost>")
 # Links in alert mails point here.
-MONITOR_BASE_URL = env("MONITOR_BASE_URL", "http://127.0.0.1:8000")
+MONITOR_BASE_URL = env("MONITOR_BASE_URL", DEMO_SERVICES.get("MONITOR_BASE_URL", "http://127.0.0.1:8000"))
 # Flapping: more than ALERTS_FLAP_CHANGES fire/clear changes within ALERTS_FLAP_WINDOW_S become one notice.
 ALERTS_FLAP_CHANGES = env_int("ALERTS_FLAP_CHANGES", 4, minimum=1)
 ALERTS_FLAP_WINDOW_S = env_int("ALERTS_FLAP_WINDOW_S", 3600, minimum=60)

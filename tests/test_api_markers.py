@@ -78,3 +78,20 @@ def test_an_aggregates_markers_name_only_the_members_the_reader_may_read(client,
     members = everything["aggregates"][str(planted["vault_lag"].pk)]["members"]
     assert sorted(m["port"] for m in members) == ["9/8", "9/9"]
     assert {e["device"] for e in everything["events"]} == {seen, vault}
+
+
+def test_an_event_naming_several_ports_says_which(planted):
+    """A line about two ports is stored on the first with both listed; the markers carry the list, so each port's
+    graph can draw it (static/js/markers.js), and an event naming none carries an empty one."""
+    seen, now = planted["seen"], timezone.now()
+    lag = make(seen.pk, "syslog", "lacp: 1/g1 and 1/g2 left", port="1/g1", time=now - timedelta(minutes=3))
+    lag.detail = {"ports": ["1/g1", "1/g2"]}
+    store([lag])
+    graph = Graph.objects.get(device=seen, instance="1/g1")
+    client = Client()
+    client.force_login(planted["reader"])
+    response = client.get(f"/api/events/markers?range=1d&graph={graph.pk}")
+    assert response.status_code == 200, response.content
+    by_text = {e["text"]: (e["port"], e["ports"]) for e in response.json()["events"]}
+    assert by_text["lacp: 1/g1 and 1/g2 left"] == ("1/g1", ["1/g1", "1/g2"])
+    assert by_text["Link down on 1/g1"] == ("1/g1", [])

@@ -16,8 +16,22 @@ pytestmark = pytest.mark.django_db
 HEADER = "name,host,port,version,community,timeout_s,retries,interval,group,tree\n"
 
 
-def good_row(agent, name: str) -> str:
-    return f"{name},127.0.0.1,{agent.port},2c,switch,1,0,60,,Network/Imported\n"
+HOSTS = tuple(f"127.0.0.{n}" for n in range(11, 31))  # one switch each: a second device at one host, port and
+# community would be refused as a duplicate (its traps and syslog could not be told apart)
+
+
+@pytest.fixture(scope="module")
+def switches(agent, stack_dir):
+    """The agent's recordings served on twenty loopback hosts: twenty switches at twenty addresses."""
+    port = free_udp_port()
+    process = services.start_snmpsim(stack_dir / "agent" / "data", port, stack_dir / "log", name="snmpsim-hosts",
+                                     hosts=HOSTS)  # fmt: skip
+    yield port
+    process.stop()
+
+
+def good_row(port: int, name: str, host: str = "127.0.0.1") -> str:
+    return f"{name},{host},{port},2c,switch,1,0,60,,Network/Imported\n"
 
 
 def run(path, *extra) -> tuple[str, str]:
@@ -32,8 +46,10 @@ def run(path, *extra) -> tuple[str, str]:
     return out.getvalue(), ""
 
 
-def test_a_csv_with_three_bad_rows_of_twenty_imports_seventeen_and_names_the_three(agent, tmp_path, clean_backends):
-    rows = [good_row(agent, f"sw-{i:02d}") for i in range(1, 18)]
+def test_a_csv_with_three_bad_rows_of_twenty_imports_seventeen_and_names_the_three(
+    agent, switches, tmp_path, clean_backends
+):
+    rows = [good_row(switches, f"sw-{i:02d}", HOSTS[i]) for i in range(1, 18)]
     rows.insert(3, f"bad-host,no-such-host.invalid,{agent.port},2c,switch,1,0,60,,Network/Imported\n")  # line 5
     rows.insert(9, f"bad-community,127.0.0.1,{agent.port},2c,Wr0ng-c0mmunity,0.3,0,60,,Network/Imported\n")  # line 11
     rows.insert(15, f"bad-interval,127.0.0.1,{agent.port},2c,switch,1,0,often,,Network/Imported\n")  # line 17
@@ -47,6 +63,8 @@ def test_a_csv_with_three_bad_rows_of_twenty_imports_seventeen_and_names_the_thr
     assert [line.split(":")[0] for line in refused] == ["line 5", "line 11", "line 17"]
     assert "host: 'no-such-host.invalid' does not resolve" in refused[0]
     assert "community: no SNMP response" in refused[1] and "Wr0ng-c0mmunity" not in out
+    assert refused[1].endswith("Check the host, port and credentials, or import again with --skip-test.")
+    assert "Save without testing" not in out
     assert "poll_interval_s: Enter a whole number." in refused[2]
     assert Device.objects.count() == 17
     assert set(Device.objects.values_list("profile", flat=True)) == {"dell-powerconnect-62xx"}
@@ -83,9 +101,9 @@ def test_rows_with_a_wrong_shape_a_repeated_name_or_a_bad_tree_are_refused(agent
     path = tmp_path / "rows.csv"
     path.write_text(
         HEADER
-        + good_row(agent, "one")
+        + good_row(agent.port, "one")
         + "short,127.0.0.1\n"
-        + good_row(agent, "ONE")
+        + good_row(agent.port, "ONE")
         + f"treeless,127.0.0.1,{agent.port},2c,switch,1,0,60,,Network//x\n"
     )
     out, _ = run(path, "--skip-test")
@@ -96,7 +114,7 @@ def test_rows_with_a_wrong_shape_a_repeated_name_or_a_bad_tree_are_refused(agent
 
 
 def test_the_admin_imports_an_uploaded_csv_and_lists_the_refused_rows(
-    agent, admin_client, django_capture_on_commit_callbacks
+    agent, switches, admin_client, django_capture_on_commit_callbacks
 ):
     """The upload is queued as a job (its task run here, in Celery's eager mode) and the admin is sent to its page,
     which lists every line (tests/test_import_jobs.py: in a real worker, behind gunicorn, in Chromium)."""
@@ -107,7 +125,9 @@ def test_the_admin_imports_an_uploaded_csv_and_lists_the_refused_rows(
 
     page = admin_client.get("/admin/monitor/device/")
     assert 'id="import-devices"' in page.content.decode()
-    body = HEADER + good_row(agent, "up-1") + "up-2,127.0.0.1,notaport,2c,switch,1,0,60,,\n" + good_row(agent, "up-3")
+    body = HEADER + good_row(switches, "up-1", HOSTS[0]) + "up-2,127.0.0.1,notaport,2c,switch,1,0,60,,\n"
+    body += good_row(switches, "up-3", HOSTS[1])
+    body += f"up-4,127.0.0.1,{agent.port},2c,Wr0ng-c0mmunity,0.3,0,60,,\n"
     upload = SimpleUploadedFile("devices.csv", body.encode(), content_type="text/csv")
     app.conf.task_always_eager = True
     try:
@@ -118,13 +138,30 @@ def test_the_admin_imports_an_uploaded_csv_and_lists_the_refused_rows(
     job = ImportJob.objects.get()
     assert response.status_code == 302 and response["Location"] == f"/admin/monitor/device/import/{job.pk}/"
     html = admin_client.get(response["Location"]).content.decode()
-    assert 'data-state="done"' in html and "3 lines: 2 imported, 1 refused." in html
-    assert html.count('class="imported"') == 2 and html.count('class="refused"') == 1
+    assert 'data-state="done"' in html and "4 lines: 2 imported, 2 refused." in html
+    assert html.count('class="imported"') == 2 and html.count('class="refused"') == 2
+    assert "or tick &quot;Save devices that cannot be reached now&quot;." in html and "--skip-test" not in html
     assert "<td>3</td><td>up-2</td>" in html and "port: Enter a whole number." in html
     assert sorted(Device.objects.values_list("name", flat=True)) == ["up-1", "up-3"]
     bad = admin_client.post("/admin/monitor/device/import/", {"file": SimpleUploadedFile("x.csv", b"nope\n")})
     assert bad.status_code == 400 and "unknown column(s) &#x27;nope&#x27;" in bad.content.decode()
     assert ImportJob.objects.count() == 1  # a refused file makes no job
+
+
+def test_a_row_is_refused_for_its_own_fields_before_any_test_and_only_for_them(tmp_path):
+    """Port 99999 and a community nobody answers: the port is named, the community is never tried."""
+    path = tmp_path / "far.csv"
+    path.write_text(HEADER + "far,127.0.0.1,99999,2c,Wr0ng-c0mmunity,0.3,0,60,,\n"
+                    + "worse,127.0.0.1,99999,2c,Wr0ng-c0mmunity,0.3,-1,60,,\n")  # fmt: skip
+    out, error = run(path)
+    refused = [line for line in out.splitlines() if "refused '" in line]
+    assert error.startswith("2 row(s) refused")
+    assert refused[0] == "line 2: refused 'far': port: Ensure this value is less than or equal to 65535."
+    assert refused[1].startswith("line 3: refused 'worse': ")
+    assert sorted(refused[1].removeprefix("line 3: refused 'worse': ").split("; ")) == [
+        "port: Ensure this value is less than or equal to 65535.",
+        "retries: Ensure this value is greater than or equal to 0.",
+    ]
 
 
 def test_discover_subnet_adds_the_agents_that_answer_in_a_loopback_range(agent, stack_dir, clean_backends):

@@ -131,6 +131,18 @@ def test_an_aggregate_graph_gets_its_members_markers(client, world):
     assert client.get("/api/events/markers?aggregate=x").status_code == 400
 
 
+def test_a_syslog_facility_is_shown_by_its_name(client, world):
+    """RFC 5424's table: 16 is local0, 23 local7; a number past the table is said as such."""
+    store([make(world["seen"].pk, "syslog", "from local7", severity=5, facility=23),
+           make(world["seen"].pk, "syslog", "from nowhere", severity=5, facility=30)])  # fmt: skip
+    client.force_login(world["viewer"])
+    page = client.get("/events/?range=1d").content.decode()
+    assert '<span class="muted facility" title="syslog facility 16">local0</span>' in page
+    assert '<span class="muted facility" title="syslog facility 23">local7</span>' in page
+    assert '<span class="muted facility" title="syslog facility 30">facility 30</span>' in page
+    assert '<span class="muted">23</span>' not in page
+
+
 def test_staff_see_the_receivers_and_their_counts_by_reason(client, world, admin_user):
     now = timezone.now()
     receiver = Receiver.objects.create(name="trap@box:162", kind="trap", started_at=now, last_seen=now)

@@ -33,7 +33,7 @@ def device(stack_env):
 
 
 def rule(device, **fields) -> Rule:
-    defaults = {"name": "port down", "metric": "event", "scope": "device", "device": device, "for_polls": 1,
+    defaults = {"name": "port down", "metric": "event", "scope": "device", "device": device,
                 "fire_level": 0.5, "clear_level": 0.5, "recipient_emails": "ops@example.com"}  # fmt: skip
     return Rule.objects.create(**(defaults | fields))
 
@@ -101,8 +101,62 @@ def test_a_syslog_pattern_rule_with_severity_and_quiet_time(device, smtp):
     assert "15 min without a match" in smtp.messages[1].get_body(("plain",)).get_content()
 
 
+def test_one_trap_fires_a_rule_saved_with_the_forms_defaults_and_mails(device, smtp):
+    """The rule form as a newcomer leaves it (For (polls): 3 is a threshold rule's): one linkDown trap mails."""
+    data = {"name": "link down", "enabled": "on", "metric": "event", "scope": "device", "device": device.pk,
+            "event_kind": "link_down", "quiet_minutes": 15, "for_polls": 3, "repeat_minutes": 0,
+            "recipient_emails": "ops@example.com", "direction": "above", "unit": "absolute"}  # fmt: skip
+    form = RuleForm(data)
+    assert form.is_valid(), form.errors
+    watched = form.save()
+    assert (watched.events_needed, watched.within_minutes) == (1, 10)
+    traps = TrapReceiver("127.0.0.1", 0, name="trap@defaults").start()
+    try:
+        kit.snmptrap(*kit.link_trap_args(traps.port, 5, down=True))
+        wait_for(lambda: state_of(watched, "1/g5") == "firing", 15, "the rule firing on the first trap")
+    finally:
+        traps.stop()
+    assert delivery.send_due()["sent"] == 1
+    assert subjects(smtp) == ["[FIRING] rule-switch 1/g5: linkDown trap — Link down on 1/g5 (admin up, oper down)"]
+    assert smtp.sink.recipients[0] == ["ops@example.com"]
+
+
+def test_a_hold_of_events_counts_those_within_its_window_from_the_first(device, smtp):
+    """2 events within 10 minutes: 0 and 11 min are 11 apart (the second starts a window), 11 and 12 fire."""
+    held = rule(device, name="twice", event_kind="auth_failure", events_needed=2, within_minutes=10)
+    start = timezone.now() - timedelta(minutes=30)
+    for minute, expected in ((0, "pending"), (11, "pending"), (12, "firing")):
+        at = start + timedelta(minutes=minute)
+        stored = Event.objects.create(device=device, time=at, source="trap", kind="auth_failure", severity=4,
+                                      text=f"auth at {minute}")  # fmt: skip
+        eventrules.evaluate_events([stored], now=at)
+        assert state_of(held) == expected, minute
+    assert list(AlertEvent.objects.filter(rule=held, kind="fire").values_list("detail", flat=True)) == ["auth at 12"]
+    assert delivery.send_due()["sent"] == 1
+    body = smtp.messages[0].get_body(("plain",)).get_content()
+    assert "(2 events within 10 min)" in body
+
+
+def test_the_migration_keeps_the_hold_of_event_rules_saved_before(device):
+    """Event rules from before counted for_polls events in a row with no window: they keep both."""
+    from importlib import import_module
+
+    from django.apps import apps
+
+    old = rule(device, name="old hold", event_kind="syslog", for_polls=3)
+    single = rule(device, name="old single", event_kind="syslog", for_polls=1)
+    threshold = Rule.objects.create(name="cpu", metric="cpu", scope="device", device=device, fire_level=90,
+                                    clear_level=80, for_polls=3, recipient_emails="ops@example.com")  # fmt: skip
+    import_module("monitor.alerts.migrations.0007_event_rule_hold").keep_holds(apps, None)
+    found = {
+        r.name: (r.events_needed, r.within_minutes)
+        for r in Rule.objects.filter(pk__in=[old.pk, single.pk, threshold.pk])
+    }
+    assert found == {"old hold": (3, 10080), "old single": (1, 10), "cpu": (1, 10)}
+
+
 def test_hold_flapping_and_maintenance_are_the_threshold_rules(device, smtp):
-    held = rule(device, name="held", event_kind="auth_failure", for_polls=3)
+    held = rule(device, name="held", event_kind="auth_failure", events_needed=3)
     now = timezone.now()
     for n in range(2):
         eventrules.evaluate_events([Event.objects.create(device=device, time=now, source="trap", kind="auth_failure",
@@ -135,7 +189,7 @@ def test_the_rule_form_takes_event_fields_and_refuses_a_bad_pattern(device):
 
 def test_a_flood_costs_each_target_at_most_its_hold_plus_one_step_with_the_same_outcome(device, smtp):
     """A batch's runs of one value for one target keep the hold's steps and the last; the machine ends the same."""
-    held = rule(device, name="flood", event_kind="syslog", for_polls=3)
+    held = rule(device, name="flood", event_kind="syslog", events_needed=3)
     quiet_rule = rule(device, name="ports", event_kind="link_down")
     ev = [Event(device=device, time=timezone.now(), kind="syslog", text=f"line {n}") for n in range(8)]
     port = Event(device=device, time=timezone.now(), kind="link_up", port="1/g5")

@@ -113,7 +113,7 @@ def test_the_demo_switch_speaks_to_the_demo_receivers_and_only_it_gets_the_event
         syslog.stop()
     assert sorted((e.kind, e.port, e.text) for e in events) == [
         ("link_down", "1/g5", "Link down on 1/g5 (admin up, oper down)"),
-        ("syslog", "", "TRAPMGR: demo.c(1) 1 %% Link Down: 1/g5"),
+        ("syslog", "1/g5", "TRAPMGR: demo.c(1) 1 %% Link Down: 1/g5"),  # the line names the port: its graphs
     ]
     assert not Event.objects.filter(device=array, source__in=["trap", "syslog"]).exists()
 
@@ -126,3 +126,33 @@ def test_a_long_line_is_stored_cut_and_says_so(array, syslogd):
     assert event.detail["truncated"] == {"hostname": 600, "text": 5005}
     assert len(event.detail["hostname"]) == 500
     assert kit.counted(syslogd, "truncated") == 1
+
+
+def test_a_line_naming_ports_belongs_to_them_and_a_number_is_no_port(stack_env):
+    """A syslog line is tagged with the device's port it names as a word (a line naming several lists them all); a
+    port named only by digits, a name inside a longer word, or a name with spaces is never taken from the text."""
+    from monitor.events.syslogd import SyslogReceiver
+
+    switch = Device.objects.create(name="ports", host="127.0.0.1", community="p", sys_name="ports-sw")
+    for index, name in enumerate(("1/g1", "1/g10", "Gi1/0/2", "7", "Unit: 1 Port: 3"), start=1):
+        Interface.objects.create(device=switch, name=name, if_index=index)
+    lines = {
+        "one": b"<12>Oct  1 12:00:01 ports-sw link: Interface 1/g10, changed state to down",
+        "case": b"<12>Oct  1 12:00:02 ports-sw link: gi1/0/2: err-disabled.",
+        "two": b"<12>Oct  1 12:00:03 ports-sw lacp: 1/g1 and 1/g10 left port-channel 7",
+        "none": b"<12>Oct  1 12:00:04 ports-sw app: vlan 7 on 1/g100 and x1/g1 and Unit: 1 Port: 3",
+    }
+    syslog = SyslogReceiver("127.0.0.1", 0, name="syslog@ports").start()
+    try:
+        for line in lines.values():
+            kit.send_udp(syslog.port, line)
+        events = kit.events_of(switch, 4, source="syslog")
+    finally:
+        syslog.stop()
+    found = {e.text.split(": ", 1)[1][:12]: (e.port, e.detail.get("ports")) for e in events}
+    assert found == {
+        "Interface 1/": ("1/g10", None),
+        "gi1/0/2: err": ("Gi1/0/2", None),
+        "1/g1 and 1/g": ("1/g1", ["1/g1", "1/g10"]),
+        "vlan 7 on 1/": ("", None),
+    }

@@ -188,3 +188,16 @@ def _raw_link_down(port: int) -> bytes:
 
 
 _RAW = None
+
+
+def test_a_trap_that_cannot_be_decoded_is_said_in_words_on_the_events_page(switch, trapd, client, admin_user):
+    """A v1 trap with generic-trap 9 (RFC 1157 knows 0-6): the panel says why in words, not a Python class name."""
+    kit.snmptrap("-v", "1", "-c", "traps", f"127.0.0.1:{trapd.port}", "1.3.6.1.4.1.674.10895", "127.0.0.1", "9", "0",
+                 "")  # fmt: skip
+    kit.counted(trapd, "malformed")
+    trapd.flush_counts()
+    note = ReceiverCount.objects.get(receiver__name="trap@test", reason="malformed").note
+    assert note == "last from 127.0.0.1: could not be decoded (a value outside what the standard defines)"
+    client.force_login(admin_user)
+    page = client.get("/events/").content.decode()
+    assert f'<td class="muted">{note}</td>' in page and "Error<" not in page and "Error:" not in page

@@ -58,7 +58,7 @@ def slow_csv(agent) -> tuple[str, list[str]]:
     rows += [f"dead-{n},127.0.0.1,{dead},2c,{communities[n]},1.5,1,60\n" for n in range(1, 7)]
     rows += [
         f"bad-port,127.0.0.1,notaport,2c,{communities[7]},1,0,60\n",
-        f"alive-2,127.0.0.1,{agent.port},2c,switch,1,0,60\n",
+        f"alive-2,127.0.0.1,{agent.port},2c,legacy,1,0,60\n",  # another agent there: switch again is a duplicate
     ]
     return HEADER + "".join(rows), communities
 

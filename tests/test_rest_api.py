@@ -66,7 +66,11 @@ def test_a_device_that_fails_its_test_is_refused_with_the_admin_form_message_and
     admin_form = {"snmp_version": "2c", "max_repetitions": 25, "poll_interval_s": 60, "enabled": True}
     admin_form |= {"v3_security_level": "authPriv", "v3_auth_protocol": "SHA256", "v3_priv_protocol": "AES128"}
     form = DeviceForm({**new_device(agent, community="not-the-community", timeout_s=0.5), **admin_form})
-    assert not form.is_valid() and errors["community"] == [str(m) for m in form.errors["community"]]  # the same words
+    assert not form.is_valid()
+    (api_words,), (form_words,) = errors["community"], form.errors["community"]
+    assert api_words.endswith('Check the host, port and credentials, or send "skip_test": true.')  # the API's way
+    assert form_words.endswith('or tick "Save without testing".')  # the form's own
+    assert api_words.split(". Check")[0] == form_words.split(". Check")[0]  # the same words for the failure
     assert not Device.objects.exists()
 
 
@@ -113,7 +117,7 @@ def test_changing_deleting_and_rediscovering(agent, admin_api):
 
 def test_reading_follows_tree_grants_and_writing_needs_the_admin_permissions(agent, admin_api, django_user_model):
     seen = post(admin_api, "/api/devices/", new_device(agent, name="seen", skip_test=True)).json()
-    hidden = post(admin_api, "/api/devices/", new_device(agent, name="hidden", skip_test=True)).json()
+    hidden = post(admin_api, "/api/devices/", new_device(agent, name="hidden", host="127.0.0.2", skip_test=True)).json()
     viewer = django_user_model.objects.create_user("viewer", password="x-pass-12345")
     tree = Tree.objects.create(name="Network")
     header = TreeNode.objects.create(tree=tree, kind="header", title="Core")
@@ -155,3 +159,21 @@ def test_tokens_sessions_and_the_schema(admin_user, client):
     assert "bearerToken" in document["components"]["securitySchemes"]
     properties = document["components"]["schemas"]["Device"]["properties"]
     assert properties["community"].get("writeOnly") is True
+
+
+def test_the_schema_lists_the_series_and_markers_endpoints_with_their_parameters(admin_user):
+    """The JSON views outside the viewsets are in the served schema, each with the query parameters it reads."""
+    schema = bearer(admin_user).get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    paths = json.loads(schema.content)["paths"]
+
+    def parameters(path: str) -> set[tuple[str, str]]:
+        return {(p["name"], p["in"]) for p in paths[path]["get"]["parameters"]}
+
+    window = {("range", "query"), ("start", "query"), ("end", "query")}
+    assert parameters("/api/series") >= window | {("graph", "query"), ("aggregate", "query"), ("points", "query")}
+    for path in ("/api/graphs/{object_id}/series", "/api/aggregates/{object_id}/series",
+                 "/api/graphs/{object_id}/series.csv", "/api/aggregates/{object_id}/series.csv"):  # fmt: skip
+        assert parameters(path) >= window | {("object_id", "path"), ("points", "query")}, path
+    assert parameters("/api/events/markers") >= window | {("graph", "query"), ("aggregate", "query")}
+    graph = next(p for p in paths["/api/events/markers"]["get"]["parameters"] if p["name"] == "graph")
+    assert graph["schema"]["type"] == "array" and graph["explode"] is True  # graph=1&graph=2

@@ -4,6 +4,7 @@ from window minima and counts, totals by each sample's own interval, and windows
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from monitor.timeseries.intervals import Polled
 from monitor.timeseries.stats import kth_largest, lower_bound, percentile, rank_from_top, total, total_between, windowed
 
 PROPERTY = settings(max_examples=300, deadline=None, derandomize=True)
@@ -96,6 +97,19 @@ def test_a_total_between_counts_the_samples_in_the_range_with_the_interval_since
     assert total_between(points, MINUTE + 330_001, None, 60.0) == 0.0
 
 
+def test_a_total_counts_each_sample_by_the_interval_it_was_polled_at():
+    # Polled every 300 s (at 0, 300 s and 600 s), then every 60 s (660 s and 720 s), 1 B/s throughout; each poll's
+    # record says its interval. The 300-s spacings are no gaps for the samples polled at 300 s: 300 s each, the
+    # first one interval (300 s) as well, then 60 s each: 3 x 300 + 2 x 60 bytes.
+    records = [(0, 300.0), (5 * MINUTE, 300.0), (10 * MINUTE, 300.0), (11 * MINUTE, 60.0), (12 * MINUTE, 60.0)]
+    points = [(t, 1.0) for t, _ in records]
+    polled = Polled(records, 60.0)
+    assert total(points, polled) == 1_020.0
+    assert total_between(points, 5 * MINUTE, None, polled) == 720.0  # the first only sets the second's spacing
+    # By today's interval alone (60 s), every 300-s spacing would be a gap of one interval: 5 x 60 bytes.
+    assert total(points, 60.0) == 300.0
+
+
 def test_windows_of_samples_give_min_mean_and_max_aligned_to_the_epoch():
     five = 300_000
     base = 5_666_666 * five  # 2023-11-14 22:10 UTC, on a 5-minute boundary
@@ -109,15 +123,15 @@ def test_windows_of_samples_give_min_mean_and_max_aligned_to_the_epoch():
         (base + 2 * five + 180_000, 3.0),
         (base + 2 * five + 240_000, 1.0),
     ]
-    assert windowed(points, base, five) == [
+    assert windowed(points, five) == [
         [base, 2.0, 5.0, 9.0],
         [base + five, 5.0, 5.0, 5.0],
         [base + 2 * five, 1.0, 2.0, 3.0],
     ]
-    assert windowed([], base, five) == []
+    assert windowed([], five) == []
     # Hourly windows: the same samples fall in the one hour that holds them (22:00 UTC), mean 28 / 8.
     hour = 3_600_000
-    assert windowed(points, base, hour) == [[base - base % hour, 1.0, 3.5, 9.0]]
+    assert windowed(points, hour) == [[base - base % hour, 1.0, 3.5, 9.0]]
     assert base % hour == 600_000
 
 

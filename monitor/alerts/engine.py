@@ -31,6 +31,7 @@ class Condition:
     fire: float
     clear: float
     for_polls: int = 3
+    window_s: float = 0.0  # > 0: the for_polls breaches must come within this many seconds of the first
     repeat_s: float = 0.0
     flap_changes: int = 4
     flap_window_s: float = 3600.0
@@ -67,6 +68,8 @@ def step(snap: Snapshot, cond: Condition, value: float, now: float, muted: bool 
         if breaches(cond, value):
             count = snap.count + 1 if snap.state == PENDING else 1
             since = snap.since if snap.state == PENDING and snap.since is not None else now
+            if cond.window_s > 0 and now - since > cond.window_s:  # the window is over: this breach starts one
+                count, since = 1, now
             out.snapshot = replace(out.snapshot, count=count, since=since)
             if count >= cond.for_polls:
                 _flip(out, FIRING, "fire", now, cond, muted, mail_ok=True)

@@ -13,7 +13,7 @@ from django.utils import timezone
 from monitor.alerts import engine, scopes
 from monitor.alerts.channels import queue as queue_deliveries
 from monitor.alerts.models import AlertState, Event, Rule
-from monitor.alerts.rules import METRICS, comparable, observe
+from monitor.alerts.rules import EVENT, METRICS, comparable, observe
 from monitor.polling.signals import PollEvent
 
 log = logging.getLogger(__name__)
@@ -79,7 +79,8 @@ def _condition(rule: Rule, fire: float, clear: float) -> engine.Condition:
         above=rule.direction == Rule.Direction.ABOVE,
         fire=fire,
         clear=clear,
-        for_polls=rule.for_polls,
+        for_polls=rule.hold(),
+        window_s=rule.within_minutes * 60.0 if rule.metric == EVENT else 0.0,
         repeat_s=rule.repeat_minutes * 60.0,
         flap_changes=settings.ALERTS_FLAP_CHANGES,
         flap_window_s=float(settings.ALERTS_FLAP_WINDOW_S),

@@ -1,6 +1,6 @@
 """Alert rules on events: a stored event that a rule matches is a breach of its target (device + port), a clearing
 event (linkUp after linkDown, on the same port) or quiet time ends it; the same state machine as thresholds, so
-hold (for N events), flapping, repeats, maintenance and mail are the same."""
+hold (N events within a window), flapping, repeats, maintenance and mail are the same."""
 
 from __future__ import annotations
 
@@ -71,9 +71,10 @@ def evaluate_events(events: list, now=None) -> int:
 
 
 def coalesce(steps: list[tuple]) -> list[tuple]:
-    """A batch's steps with long runs shortened: in a run of one value for one target, only the first for_polls
+    """A batch's steps with long runs shortened: in a run of one value for one target, only the first events_needed
     steps (the hold) and the last (its time drives repeats and flap windows) can change the state machine's
-    outcome, so a flood that matches a rule costs each target at most for_polls + 1 transactions per batch."""
+    outcome (a batch spans seconds, far less than a hold's window), so a flood that matches a rule costs each
+    target at most events_needed + 1 transactions per batch."""
     runs: dict[tuple, list[int]] = {}  # target -> positions of its current run
     keep: set[int] = set()
     last_value: dict[tuple, float] = {}
@@ -84,7 +85,7 @@ def coalesce(steps: list[tuple]) -> list[tuple]:
             last_value[key] = value
         run = runs[key]
         run.append(position)
-        if len(run) > max(rule.for_polls, 1) + 1:
+        if len(run) > max(rule.hold(), 1) + 1:
             keep.discard(run[-2])  # no longer the run's last
         keep.add(position)
     return [step for position, step in enumerate(steps) if position in keep]

@@ -22,6 +22,7 @@ NARROW_SCOPE = (
     "Choose a device, a series or a tree branch: a rule may watch only devices you can see, and 'every device' "
     "and profile rules watch devices of trees you cannot read."
 )
+EVENT_DEFAULTS = ("quiet_minutes", "events_needed", "within_minutes")  # left out: the model's default
 
 
 class VisibleChoices:
@@ -77,6 +78,8 @@ class RuleForm(VisibleChoices, forms.ModelForm):
             "event_severity",
             "event_pattern",
             "quiet_minutes",
+            "events_needed",
+            "within_minutes",
             "for_polls",
             "repeat_minutes",
             "recipient_users",
@@ -105,9 +108,9 @@ class RuleForm(VisibleChoices, forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        # Event rules have no levels (a match is the breach); forms from before event rules leave out quiet_minutes.
-        # The admin builds a view-only user's form with none of these fields.
-        for name in ("fire_level", "clear_level", "quiet_minutes"):
+        # Event rules have no levels (a match is the breach); forms from before event rules leave out quiet_minutes
+        # and the hold of events. The admin builds a view-only user's form with none of these fields.
+        for name in ("fire_level", "clear_level", *EVENT_DEFAULTS):
             if name in self.fields:
                 self.fields[name].required = False
 
@@ -122,8 +125,9 @@ class RuleForm(VisibleChoices, forms.ModelForm):
 
     def clean(self) -> dict:
         data = super().clean()
-        if data.get("quiet_minutes") is None and "quiet_minutes" not in self.errors:
-            data["quiet_minutes"] = Rule._meta.get_field("quiet_minutes").default
+        for name in EVENT_DEFAULTS:
+            if data.get(name) is None and name not in self.errors:
+                data[name] = Rule._meta.get_field(name).default
         if data.get("metric") == EVENT:
             data["fire_level"] = data["clear_level"] = 0.5  # a match (1) is above, a clear (0) below
             self.instance.fire_level = self.instance.clear_level = 0.5

@@ -86,7 +86,7 @@ def context(event) -> dict:
         "comparison": comparison,
         "not_answering": rule.metric == NOT_ANSWERING,
         "duration": duration_text(held) if held is not None else "",
-        "polls": rule.for_polls,
+        "polls": rule.hold(),
         "link": graph_link(event),
         "flap_window": duration_text(settings.ALERTS_FLAP_WINDOW_S),
         "flap_changes": settings.ALERTS_FLAP_CHANGES,
@@ -105,6 +105,7 @@ def _event_rule(event) -> dict:
         "metric_label": kind.label if kind else "event",
         "value": "— " + _plain(event.detail, 120) if event.detail else "— quiet",
         "event_text": event.detail,
+        "within_minutes": rule.within_minutes,
         "cleared_by": "a clearing event" if event.detail else f"{rule.quiet_minutes} min without a match",
     }
 

@@ -6,7 +6,7 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
-from monitor.alerts.rules import METRIC_CHOICES
+from monitor.alerts.rules import EVENT, METRIC_CHOICES
 from monitor.core.secrets import EncryptedTextField
 from monitor.events.kinds import RULE_KINDS, SEVERITY_CHOICES
 from monitor.models import Device
@@ -45,7 +45,10 @@ class Rule(models.Model):
     fire_level = models.FloatField()
     clear_level = models.FloatField(help_text="Hysteresis: the value must come back past this level to clear.")
     for_polls = models.PositiveSmallIntegerField(
-        "for (polls)", default=3, validators=[MinValueValidator(1), MaxValueValidator(1000)]
+        "for (polls)",
+        default=3,
+        validators=[MinValueValidator(1), MaxValueValidator(1000)],
+        help_text="Threshold rules: the condition must hold this many polls in a row.",
     )
     repeat_minutes = models.PositiveIntegerField(
         default=0, validators=[MaxValueValidator(10080)], help_text="Re-send while still firing; 0: never."
@@ -64,6 +67,18 @@ class Rule(models.Model):
         default="",
         help_text="Event rules: a regular expression the text must contain, case-insensitive (RE2 syntax: no "
         "backreferences or lookarounds).",
+    )
+    events_needed = models.PositiveSmallIntegerField(
+        "events needed",
+        default=1,
+        validators=[MinValueValidator(1), MaxValueValidator(1000)],
+        help_text="Event rules: fire once this many matching events came within the window (1: on the first).",
+    )
+    within_minutes = models.PositiveIntegerField(
+        "within (minutes)",
+        default=10,
+        validators=[MinValueValidator(1), MaxValueValidator(10080)],
+        help_text="Event rules: the window, from the first match, the events needed must fall in.",
     )
     quiet_minutes = models.PositiveIntegerField(
         default=15,
@@ -84,6 +99,10 @@ class Rule(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def hold(self) -> int:
+        """How many breaches in a row fire the rule: events for an event rule, polls for a threshold rule."""
+        return self.events_needed if self.metric == EVENT else self.for_polls
 
     def recipients(self) -> list[str]:
         """Every address to mail: the users' emails plus the listed addresses, without duplicates."""

@@ -120,3 +120,17 @@ def secret_from_var(name: str, var_dir: Path, file_name: str) -> str:
     except UnicodeDecodeError:
         raise ConfigError(f"{name} is not set and {str(path)!r} is not UTF-8 text") from None
     return value
+
+
+DEMO_FILE = "demo-services.env"  # in MONITOR_VAR_DIR: where `make demo` listens (no secrets), KEY=value lines
+
+
+def demo_defaults(var_dir: Path) -> dict[str, str]:
+    """Where the demo that ran from this var directory listens: the defaults of what the environment does not set,
+    so a command run in another shell (manage.py import_devices) finds the demo's Redis and InfluxDB."""
+    try:
+        text = (var_dir / DEMO_FILE).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return {}
+    pairs = (line.split("=", 1) for line in text.splitlines() if "=" in line and not line.startswith("#"))
+    return {name.strip(): value.strip() for name, value in pairs}

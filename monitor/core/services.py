@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 from functools import lru_cache
+from urllib.parse import urlsplit
 
 import redis
 from django.conf import settings
@@ -16,6 +17,12 @@ from monitor.timeseries import cache, tiers
 @lru_cache(maxsize=1)
 def redis_client() -> redis.Redis:
     return redis.Redis.from_url(settings.REDIS_URL, socket_timeout=5, socket_connect_timeout=5)
+
+
+def redis_address() -> str:
+    """REDIS_URL without its password, for messages: host:port/db."""
+    where = urlsplit(settings.REDIS_URL)
+    return f"{where.hostname}:{where.port or 6379}{where.path}" if where.hostname else where.path
 
 
 @lru_cache(maxsize=1)

@@ -25,6 +25,9 @@ def secret_field(label: str | None = None) -> SecretField:
     return SecretField(label=label, max_length=MAX_SECRET, validators=[credentials.printable_ascii])
 
 
+ADMIN_SKIP = 'tick "Save without testing"'  # how the admin form saves a device it cannot reach; callers name theirs
+
+
 class DeviceForm(forms.ModelForm):
     """Secrets render as empty password inputs; an empty input keeps what is stored unless the device moves."""
 
@@ -61,9 +64,10 @@ class DeviceForm(forms.ModelForm):
             "pinned_profile",
         ]
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, skip_hint: str = ADMIN_SKIP, **kwargs):
         super().__init__(*args, **kwargs)
         self.discovery = None
+        self.skip_hint = skip_hint  # the caller's own way to save without testing (a CLI flag, an API field)
         # The admin builds a view-only user's form with every model field left out: dress only the fields it has.
         if "pinned_profile" in self.fields:
             self.fields["pinned_profile"] = forms.ChoiceField(
@@ -97,7 +101,29 @@ class DeviceForm(forms.ModelForm):
             self._refuse("community", "A community is needed for SNMP v1 and v2c.")
         if version == "3":
             self._clean_v3(data)
+        self._refuse_duplicate(data)
         return data
+
+    def _refuse_duplicate(self, data: dict) -> None:
+        """Two devices at one host and port with one community (or v3 user) make every trap and syslog line from
+        there ambiguous (none stored): refused, naming the device that has them (never the community)."""
+        host, port, version = data.get("host"), data.get("port"), data.get("snmp_version")
+        if not host or port is None or self.errors:
+            return
+        for other in Device.objects.filter(host__iexact=host, port=port).exclude(pk=self.instance.pk):
+            if version == "3" and other.snmp_version == "3":
+                same, what = other.v3_user == data.get("v3_user"), "SNMPv3 user"
+            else:
+                same = version != "3" and other.snmp_version != "3" and other.community == data.get("community")
+                what = "community"
+            if same:
+                self.add_error(
+                    "host",
+                    f"Device {other.name!r} (id {other.pk}{'' if other.enabled else ', disabled'}) has this host, port "
+                    f"and {what} already: traps and syslog from {host} could not be told apart. Use another port or "
+                    f"{what}, or change that device.",
+                )
+                return
 
     def _stored_secrets(self, data: dict) -> None:
         """An empty secret keeps the stored one while the device stays where it was entered for; once the change
@@ -138,7 +164,7 @@ class DeviceForm(forms.ModelForm):
         except SnmpError as exc:
             message = str(exc)
             if isinstance(exc, SnmpTimeout):
-                message += '. Check the host, port and credentials, or tick "Save without testing".'
+                message += f". Check the host, port and credentials, or {self.skip_hint}."
             self.add_error(devicetest.field_for_error(target, exc), message)
             return
         if not devicetest.useful(self.discovery):

@@ -52,26 +52,35 @@ def place(device: Device, parts: list[str]) -> None:
     tree_path_given.send(sender=Device, device=device, parts=parts)
 
 
-def import_devices(data: bytes, skip_test: bool = False) -> list[RowOutcome]:
+CLI_SKIP = "import again with --skip-test"  # how `manage.py import_devices` saves rows it cannot reach
+ADMIN_IMPORT_SKIP = 'tick "Save devices that cannot be reached now"'  # the admin's upload form
+
+
+def import_devices(data: bytes, skip_test: bool = False, skip_hint: str = CLI_SKIP) -> list[RowOutcome]:
     """Check and test every row, import the good ones; raises BadFile when the file itself is unusable."""
-    return import_rows(read_csv(data), skip_test)
+    return import_rows(read_csv(data), skip_test, skip_hint=skip_hint)
 
 
 def import_rows(
-    csv_file: DeviceCsv, skip_test: bool = False, on_row: Callable[[RowOutcome], None] | None = None
+    csv_file: DeviceCsv,
+    skip_test: bool = False,
+    on_row: Callable[[RowOutcome], None] | None = None,
+    skip_hint: str = ADMIN_IMPORT_SKIP,
 ) -> list[RowOutcome]:
     """Each row in turn, its outcome handed to `on_row` as soon as it is known; a row that fails in a way nobody
     expected is refused with the kind of failure, and the rows after it are still imported."""
     outcomes, seen = [], set()
     for line, cells in csv_file.rows:
-        outcome = _one_row(csv_file.header, line, cells, seen, skip_test)
+        outcome = _one_row(csv_file.header, line, cells, seen, skip_test, skip_hint)
         outcomes.append(outcome)
         if on_row is not None:
             on_row(outcome)
     return outcomes
 
 
-def _one_row(header: list[str], line: int, cells: list[str], seen: set[str], skip_test: bool) -> RowOutcome:
+def _one_row(
+    header: list[str], line: int, cells: list[str], seen: set[str], skip_test: bool, skip_hint: str
+) -> RowOutcome:
     row = dict(zip(header, cells, strict=False))
     name = (row.get("name") or "").strip()
     outcome = RowOutcome(line, name[:100])
@@ -94,7 +103,7 @@ def _one_row(header: list[str], line: int, cells: list[str], seen: set[str], ski
     values["skip_test"] = skip_test
     try:
         with transaction.atomic():
-            device, errors = save_device(values)
+            device, errors = save_device(values, skip_hint=skip_hint)
             if device is not None and parts:
                 place(device, parts)
     except IntegrityError:

@@ -158,7 +158,14 @@ def forget_on_edit(sender, instance, **kwargs) -> None:
     try:
         forget(services.redis_client(), device_id)
     except Exception as exc:  # Redis away: the key expires by itself within SEEN_TTL_S
-        log.warning("could not mark device %s for an inventory check: %s", device_id, type(exc).__name__)
+        log.warning(
+            "could not reach Redis at %s (%s) to mark device %s for an inventory check (done within %d s anyway): "
+            "set REDIS_URL to the monitor's Redis",
+            services.redis_address(),
+            type(exc).__name__,
+            device_id,
+            SEEN_TTL_S,
+        )
 
 
 def record_discovery(device: Device, found: Discovery) -> None:

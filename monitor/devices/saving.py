@@ -9,7 +9,7 @@ from django.views.decorators.debug import sensitive_variables
 
 from collectors.discovery import Discovery
 from monitor.devices.credentials import SECRET_FIELDS
-from monitor.devices.forms import DeviceForm
+from monitor.devices.forms import ADMIN_SKIP, DeviceForm
 from monitor.devices.inventory import record_discovery, sync_ports
 from monitor.models import Device, Interface
 
@@ -49,9 +49,12 @@ def after_save(device: Device, found: Discovery | None, change: bool, ticked: se
 
 
 @sensitive_variables("values")  # a CSV row's secrets are plain text (the form and the API read them as Secret)
-def save_device(values: dict, instance: Device | None = None) -> tuple[Device | None, dict[str, list[str]]]:
-    """Test, discover and save: (the device, {}) or (None, {field or "__all__": [messages]}) with nothing saved."""
-    form = DeviceForm(form_data(values, instance), instance=instance)
+def save_device(
+    values: dict, instance: Device | None = None, skip_hint: str = ADMIN_SKIP
+) -> tuple[Device | None, dict[str, list[str]]]:
+    """Test, discover and save: (the device, {}) or (None, {field or "__all__": [messages]}) with nothing saved;
+    `skip_hint` is how the caller's user saves a device that cannot be reached now."""
+    form = DeviceForm(form_data(values, instance), instance=instance, skip_hint=skip_hint)
     if not form.is_valid():
         return None, {name: [str(m) for m in messages] for name, messages in form.errors.items()}
     with transaction.atomic():

@@ -120,8 +120,9 @@ def _plots(access, graph_ids: list[int], aggregate_ids: list[int]) -> tuple[dict
 def markers(request: HttpRequest) -> HttpResponse:
     """{"graphs": {id: {"device", "port"}}, "aggregates": {id: {"members": [...]}}, "events": [...], "truncated"}:
     the events of the plots' devices in the range, the most severe and then the newest first past EVENTS_MARKERS_MAX.
-    A port's graph draws that port's events and the device-wide ones, other graphs the device-wide ones; an
-    aggregate draws what each of its members would."""
+    A port's graph draws the events of that port (`port`, or one of `ports` for a message naming several) and the
+    device-wide ones (no port named), other graphs the device-wide ones; an aggregate draws what each of its
+    members would."""
     try:
         graph_ids, aggregate_ids = _ids(request, "graph"), _ids(request, "aggregate")
         if len(graph_ids) + len(aggregate_ids) > MAX_GRAPHS:
@@ -139,7 +140,7 @@ def markers(request: HttpRequest) -> HttpResponse:
     limit = settings.EVENTS_MARKERS_MAX
     rows = list(
         found.order_by("severity", "-time").values_list(
-            "id", "time", "ends_at", "device_id", "port", "kind", "severity", "text"
+            "id", "time", "ends_at", "device_id", "port", "detail__ports", "kind", "severity", "text"
         )[: limit + 1]
     )
     events = [
@@ -149,13 +150,14 @@ def markers(request: HttpRequest) -> HttpResponse:
             "end": int(ends.timestamp() * 1000) if ends else None,
             "device": device,
             "port": port,
+            "ports": [p for p in named if isinstance(p, str)] if isinstance(named, list) else [],
             "kind": kind,
             "severity": severity,
             "severity_name": severity_name(severity),
             "colour": COLOURS[severity] if 0 <= severity < len(COLOURS) else COLOURS[-1],
             "text": text[:300],
         }
-        for pk, time, ends, device, port, kind, severity, text in rows[:limit]
+        for pk, time, ends, device, port, named, kind, severity, text in rows[:limit]
     ]
     events.sort(key=lambda e: e["t"])
     body = {

@@ -31,6 +31,21 @@ REASONS = {
     "too_many_connections": "TCP connection refused: EVENTS_SYSLOG_MAX_CONNECTIONS open (or _PER_SOURCE from it)",
     "write_failed": "the database refused the batch",
 }
+# Why a message could not be read, in words for the receivers' panel: never an exception's class name.
+_UNREADABLE = (
+    (UnicodeError, "text not valid in its encoding"),
+    (LookupError, "a value outside what the standard defines"),
+    (TypeError, "a field of the wrong type"),
+    ((ValueError, ArithmeticError), "a value out of its range"),
+)
+
+
+def unreadable(exc: BaseException) -> str:
+    """Why a message that passed the wire checks could not be decoded, in plain words."""
+    what = next((words for kinds, words in _UNREADABLE if isinstance(exc, kinds)), "")
+    return f"could not be decoded ({what})" if what else "could not be decoded"
+
+
 DROPPED = [reason for reason in REASONS if reason not in ("stored", "truncated")]  # truncated ones are stored too
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db import models
 
 from monitor.core.secrets import EncryptedTextField
-from monitor.events.kinds import KIND_CHOICES, SEVERITY_CHOICES, SOURCE_CHOICES, severity_name
+from monitor.events.kinds import KIND_CHOICES, SEVERITY_CHOICES, SOURCE_CHOICES, facility_name, severity_name
 from monitor.models import Device
 
 TEXT_MAX = 2000  # a message's text is kept up to this many characters (syslog lines are rarely longer)
@@ -41,6 +41,11 @@ class Event(models.Model):
     @property
     def severity_name(self) -> str:
         return severity_name(self.severity)
+
+    @property
+    def facility_name(self) -> str:
+        """The syslog facility by its RFC 5424 name (23: local7); its number when outside the table."""
+        return facility_name(self.facility) or ("" if self.facility is None else f"facility {self.facility}")
 
 
 class TrapCredential(models.Model):

@@ -56,6 +56,13 @@ class Directory:
         return list({e.id: e for found in self.by_address.values() for e in found}.values())
 
 
+def named(found: tuple[Entry, ...] | list[Entry], most: int = 5) -> str:
+    """The devices an ambiguous source could be, for the receivers' panel: "devices sw-a, sw-b"."""
+    names = sorted(e.name[:60] for e in found)
+    more = f" and {len(names) - most} more" if len(names) > most else ""
+    return f"devices {', '.join(names[:most])}{more}"
+
+
 def normal_address(address: str) -> str:
     """One spelling per address: IPv4-mapped IPv6 (::ffff:10.0.0.1) is the IPv4 address, zones dropped."""
     try:

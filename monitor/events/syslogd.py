@@ -91,10 +91,14 @@ class SyslogReceiver(Listener):
             self.counts.add("malformed", note=f"last from {address}")
             return
         if len(found) > 1:
-            found = sources.by_hostname(found, parsed.hostname)
-            if len(found) != 1:
-                self.counts.add("ambiguous_source", note=f"last from {address} ({parsed.hostname[:60] or 'no host'})")
+            named = sources.by_hostname(found, parsed.hostname)
+            if len(named) != 1:
+                host = parsed.hostname[:60] or "no host"
+                self.counts.add(
+                    "ambiguous_source", note=f"last from {address} ({host}): {sources.named(named or found)}"
+                )
                 return
+            found = named
         if not found:  # a relay's message naming no device we know
             self.counts.add("unknown_source", note=f"last from {address}")
             return

@@ -52,5 +52,5 @@ def match(
             )
         mine = strong
     if len(mine) > 1:
-        return Verdict(None, "ambiguous_source", f"last from {address}")
+        return Verdict(None, "ambiguous_source", f"last from {address}: {sources.named(mine)}")
     return Verdict(mine[0])

@@ -17,6 +17,7 @@ from pysnmp.entity import config, engine
 
 from collectors.ber import BerError
 from monitor.events import decode, sources, trapmatch, trapwire
+from monitor.events.counting import unreadable
 from monitor.events.credentials import EngineCredentials
 from monitor.events.enginetime import EngineClocks
 from monitor.events.listener import Listener
@@ -126,7 +127,7 @@ class TrapReceiver(Listener):
         try:
             transport._callback_function(transport, address, wire.message)
         except Exception as exc:  # pysnmp's decoder raising on garbage: counted, the receiver goes on
-            self.counts.add("malformed", note=f"last from {address[0]}: {type(exc).__name__}")
+            self.counts.add("malformed", note=f"last from {address[0]}: {unreadable(exc)}")
             return
         finally:
             self.notifications.end()
@@ -147,7 +148,7 @@ class TrapReceiver(Listener):
 
     def _broken(self, address: str, exc: Exception) -> None:
         """A message pysnmp took but that cannot be read (a v1 generic-trap number past 6...): counted, never raised."""
-        self.counts.add("malformed", note=f"last from {address}: {type(exc).__name__}")
+        self.counts.add("malformed", note=f"last from {address}: {unreadable(exc)}")
 
     def _take(self, message: Notification) -> bool:
         """A trap or inform pysnmp accepted: decoded, matched to its device (credential, level, v3 time window) and

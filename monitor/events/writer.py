@@ -22,6 +22,7 @@ from monitor.events.countrows import CountRows
 from monitor.events.decode import PORT_MARK
 from monitor.events.inbox import Inbox, packed, size_of
 from monitor.events.models import Event
+from monitor.events.portnames import PortWords
 from monitor.events.record import make, store
 from monitor.models import Interface
 
@@ -146,10 +147,10 @@ class Writer(threading.Thread):
         return batch[:room]
 
     def _insert(self, batch: list[Incoming]) -> list[Event]:
-        """Ports named by ifIndex, one INSERT for the batch."""
+        """Ports named by ifIndex, by name, or in the text (a syslog line about one port); one INSERT for the batch."""
         if not batch:
             return []
-        wanted = {i.device_id for i in batch if i.if_index is not None or i.port_hint}
+        wanted = {i.device_id for i in batch}
         ports: dict[int, dict[int, str]] = {}
         names: dict[int, set[str]] = {}
         for device_id, if_index, name in Interface.objects.filter(device_id__in=wanted).values_list(
@@ -157,11 +158,18 @@ class Writer(threading.Thread):
         ):
             ports.setdefault(device_id, {})[if_index] = name
             names.setdefault(device_id, set()).add(name)
+        words = {device_id: PortWords(found) for device_id, found in names.items()}
         rows = []
         for item in batch:
             port = ports.get(item.device_id, {}).get(item.if_index, "") if item.if_index is not None else ""
             if not port and item.port_hint in names.get(item.device_id, ()):
                 port = item.port_hint
+            detail = json.loads(item.detail) if isinstance(item.detail, str) else item.detail
+            if not port and item.if_index is None:
+                mentioned = words[item.device_id].named(item.text) if item.device_id in words else []
+                port = mentioned[0] if mentioned else ""
+                if len(mentioned) > 1:  # about several ports: shown on each of their graphs
+                    detail = detail | {"ports": mentioned[:32]}
             shown = port or (f"ifIndex {item.if_index}" if item.if_index is not None else "the port")
             rows.append(
                 make(
@@ -174,7 +182,7 @@ class Writer(threading.Thread):
                     name=item.name,
                     port=port,
                     facility=item.facility,
-                    detail=json.loads(item.detail) if isinstance(item.detail, str) else item.detail,
+                    detail=detail,
                 )
             )
         saved = store(rows)

@@ -279,7 +279,9 @@ def heatmap(request: HttpRequest, device_id: int) -> JsonResponse:
         return json_error(exc.status, str(exc))
     try:
         interval = Device.objects.filter(pk=device_id).values_list("poll_interval_s", flat=True).first() or 60
-        data = top.latency_heatmap(str(device_id), field, window.start, window.end, min(points, 400), interval)
+        data = top.latency_heatmap(
+            str(device_id), field, window.start, window.end, min(points, 400), interval, now=window.now
+        )
     except Exception as exc:
         log.warning("heatmap query for device %s failed: %s", device_id, type(exc).__name__)
         return json_error(503, UNAVAILABLE)

@@ -29,6 +29,7 @@ class RangeError(ValueError):
 class TimeRange:
     start: datetime
     end: datetime
+    now: datetime | None = None  # the moment the range was read as at: which tiers hold it is asked as at then
 
     @property
     def seconds(self) -> float:
@@ -69,7 +70,7 @@ def parse_range(
         preset = preset or DEFAULT_PRESET
         if preset not in PRESETS:
             raise RangeError(f"range={preset[:10]!r} is not one of {', '.join(PRESETS)}")
-        return TimeRange(now - PRESETS[preset], now)
+        return TimeRange(now - PRESETS[preset], now, now)
     begin = parse_instant(start or "", now, "start")
     finish = parse_instant(end or "now", now, "end")
     if begin >= finish:
@@ -80,4 +81,4 @@ def parse_range(
         raise RangeError("end is more than a day in the future")
     if finish - begin > MAX_SPAN:
         raise RangeError("the range is longer than ten years")
-    return TimeRange(begin, finish)
+    return TimeRange(begin, finish, now)

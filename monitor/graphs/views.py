@@ -38,14 +38,16 @@ def healthz(request: HttpRequest) -> HttpResponse:
 def home(request: HttpRequest) -> HttpResponse:
     """Is anything wrong, and what is busiest: devices, alerts, top ports, sensors and volumes (visible ones)."""
     visible = access_for(request).devices()
-    devices = list(visible)
-    context = {"devices": devices, "alerts_installed": alerts_panel(), **range_context(request)}
+    devices = _wrong_first(list(visible))
+    not_answering = [d for d in devices if d.enabled and d.last_poll_at is not None and d.consecutive_failures]
+    context = {"devices": devices, "not_answering": not_answering, "alerts_installed": alerts_panel()}
+    context |= range_context(request)
     try:
         window = parse_range(request.GET.get("start"), request.GET.get("end"), request.GET.get("range"))
     except RangeError as exc:
         return render(request, "monitor/home.html", context | {"range_error": str(exc)}, status=400)
     try:
-        context |= _rankings(visible, devices, window.start, window.end)
+        context |= _rankings(visible, devices, window.start, window.end, window.now)
     except Exception as exc:
         log.warning("dashboard rankings failed: %s", type(exc).__name__)
         context["rankings_error"] = "the time-series database is not answering; rankings are unavailable"
@@ -63,27 +65,44 @@ def alerts_panel() -> bool:
     return True
 
 
-def _rankings(visible: QuerySet, devices: list[Device], start, end) -> dict:
-    """The top ten of each ranking among the visible devices only (rank everything, then keep what is visible)."""
+def _rankings(visible: QuerySet, devices: list[Device], start, end, now) -> dict:
+    """The top ten of each ranking among the visible devices only (rank everything, then keep what is visible), by
+    the worst moment of the range: a port's highest sample against its speed, a volume's highest latency."""
     names = {str(d.pk): d for d in devices}
     speeds = {(str(i.device_id), i.name): (i.speed_bps, i.alias) for i in Interface.objects.filter(device__in=visible)}
     traffic = {
         (str(g.device_id), g.instance): g.pk for g in Graph.objects.filter(template="traffic", device__in=visible)
     }
+    means = top.port_averages(start, end, now)
     busiest = []
-    for (device, port), means in top.port_averages(start, end).items():
+    for (device, port), peaks in top.port_averages(start, end, now, fn="max").items():
         speed, alias = speeds.get((device, port), (0, ""))
         if device in names and speed > 0:
-            peak = max(means.values())
+            peak, mean = max(peaks.values()), max(means.get((device, port), {}).values(), default=None)
             busiest.append(
                 {"device": names[device], "port": port, "alias": alias, "bps": peak, "util": 100.0 * peak / speed}
+                | {"mean_bps": mean, "mean_util": None if mean is None else 100.0 * mean / speed}
                 | {"graph_id": traffic.get((device, port))}
             )
     busiest.sort(key=lambda row: -row["util"])
-    hottest, slowest = top.hottest_sensors(start, end, sys.maxsize), top.slowest_volumes(start, end, sys.maxsize)
+    hottest = top.hottest_sensors(start, end, sys.maxsize, now)
+    slowest = top.slowest_volumes(start, end, sys.maxsize, now)
     sensors = [{"device": names[d], "name": n, "value": v} for d, n, v in hottest if d in names]
-    volumes = [{"device": names[d], "volume": v, "ms": ms} for d, v, ms in slowest if d in names]
+    volumes = [{"device": names[d], "volume": v, "ms": ms, "mean_ms": mean} for d, v, ms, mean in slowest if d in names]
     return {"busiest": busiest[:TOP], "sensors": sensors[:TOP], "volumes": volumes[:TOP]}
+
+
+def _wrong_first(devices: list[Device]) -> list[Device]:
+    """Devices not answering first, then those waiting for a first poll, then the rest, each by name."""
+
+    def rank(device: Device) -> int:
+        if not device.enabled:
+            return 3
+        if device.last_poll_at is None:
+            return 1
+        return 0 if device.consecutive_failures else 2
+
+    return sorted(devices, key=lambda d: (rank(d), d.name.casefold()))
 
 
 @login_required

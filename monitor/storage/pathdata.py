@@ -24,9 +24,10 @@ def _points(found: ts.Series, key: tuple[str, str], scale: float = 1.0) -> list[
     return [[t, v * scale] for t, v in found.get(key, [])]
 
 
-def slowest_volume(array: Device, start: datetime, end: datetime) -> str:
+def slowest_volume(array: Device, start: datetime, end: datetime, now: datetime | None = None) -> str:
     """The volume with the highest mean latency (read or write) in the window; "" when none has any."""
-    means = ts.means("volume", str(array.pk), "volume", ["read_latency_ms", "write_latency_ms"], start, end)
+    fields = ["read_latency_ms", "write_latency_ms"]
+    means = ts.means("volume", str(array.pk), "volume", fields, start, end, now)
     worst: dict[str, float] = defaultdict(float)
     for (volume, _), value in means.items():
         worst[volume] = max(worst[volume], value)
@@ -34,17 +35,23 @@ def slowest_volume(array: Device, start: datetime, end: datetime) -> str:
 
 
 def path_data(
-    array: Device, volume: str, start: datetime, end: datetime, points: int, switches: QuerySet | None = None
+    array: Device,
+    volume: str,
+    start: datetime,
+    end: datetime,
+    points: int,
+    switches: QuerySet | None = None,
+    now: datetime | None = None,
 ) -> dict:
-    """Everything the path page draws for [start, end] (`points` columns at most); `switches`: the devices the
-    reader may see (a switch outside it is left off the path)."""
+    """Everything the path page draws for [start, end] read as at `now` (`points` columns at most); `switches`: the
+    devices the reader may see (a switch outside it is left off the path)."""
     every = max(array.poll_interval_s, math.ceil((end - start).total_seconds() / max(points, 2)))
-    volume = volume or slowest_volume(array, start, end)
+    volume = volume or slowest_volume(array, start, end, now)
     found, step = ts.windows(
-        "volume", str(array.pk), "volume", [volume] if volume else [], VOLUME_FIELDS, start, end, every, peaks=True
+        "volume", str(array.pk), "volume", [volume] if volume else [], VOLUME_FIELDS, start, end, every, True, now
     )
     volumes = sorted(
-        {v for v, _ in ts.means("volume", str(array.pk), "volume", ["read_iops"], start, end)} | ({volume} - {""})
+        {v for v, _ in ts.means("volume", str(array.pk), "volume", ["read_iops"], start, end, now)} | ({volume} - {""})
     )
     charts = [
         _chart(
@@ -63,18 +70,19 @@ def path_data(
             [("Read", _points(found, (volume, "read_iops"))), ("Write", _points(found, (volume, "write_iops")))],
         ),
     ]
-    links = PathLink.objects.filter(array=array).select_related("switch").order_by("switch__name", "switch_port")
+    links = PathLink.objects.filter(array=array, switch__enabled=True)  # a disabled switch is off the path
+    links = links.select_related("switch").order_by("switch__name", "switch_port")
     links = list(links if switches is None else links.filter(switch__in=switches))
     array_ports = sorted({link.array_port for link in links})
     if array_ports:
         own, _ = ts.windows(
-            "interface", str(array.pk), "port", array_ports, ["in_bps", "out_bps"], start, end, every, peaks=True
+            "interface", str(array.pk), "port", array_ports, ["in_bps", "out_bps"], start, end, every, True, now
         )
         series = []
         for port in array_ports:
             series += [(f"{port} in", _points(own, (port, "in_bps"))), (f"{port} out", _points(own, (port, "out_bps")))]
         charts.append(_chart("array_ports", f"{array.name} ports", "bit/s", series))
-    ports, util_series, count_series = _switch_ports(links, start, end, every)
+    ports, util_series, count_series = _switch_ports(links, start, end, every, now)
     if ports:
         charts.append(_chart("utilisation", "Switch ports on the path (% of line rate)", "%", util_series))
         charts.append(_chart("counts", "Discards, errors and pause frames on the path", "/s", count_series))
@@ -97,7 +105,9 @@ def _chart(key: str, title: str, unit: str, series: list[tuple[str, list]]) -> d
     return {"key": key, "title": title, "unit": unit, "series": [{"label": s, "points": p} for s, p in series]}
 
 
-def _switch_ports(links: list[PathLink], start: datetime, end: datetime, every: int) -> tuple[list, list, list]:
+def _switch_ports(
+    links: list[PathLink], start: datetime, end: datetime, every: int, now: datetime | None
+) -> tuple[list, list, list]:
     """Each switch port on the path with its figures and marks; the utilisation and count series of all of them."""
     by_switch: dict[Device, list[PathLink]] = defaultdict(list)
     for link in links:
@@ -108,7 +118,7 @@ def _switch_ports(links: list[PathLink], start: datetime, end: datetime, every: 
         speeds = dict(Interface.objects.filter(device=switch, name__in=names).values_list("name", "speed_bps"))
         key = str(switch.pk)
         peaks, _ = ts.windows(
-            "interface", key, "port", names, ["in_bps", "out_bps", *COUNT_FIELDS], start, end, every, True
+            "interface", key, "port", names, ["in_bps", "out_bps", *COUNT_FIELDS], start, end, every, True, now
         )
         for name in names:
             speed = speeds.get(name) or 0

@@ -71,12 +71,13 @@ class ArraySummary:
     fill_first: list[Row]
 
 
-def array_summary(device: str, start: datetime, end: datetime) -> ArraySummary:
-    """Every figure of the array page for one device over [start, end]; capacity from the last 30 days."""
+def array_summary(device: str, start: datetime, end: datetime, now: datetime | None = None) -> ArraySummary:
+    """Every figure of the array page for one device over [start, end] read as at `now`; capacity from the 30 days
+    before `now`."""
     sections = []
     for measurement, tag, title in KINDS:
-        figures = ts.means(measurement, device, tag, FIELDS, start, end)
-        history = ts.capacity_history(measurement, device, tag)
+        figures = ts.means(measurement, device, tag, FIELDS, start, end, now)
+        history = ts.capacity_history(measurement, device, tag, now=now)
         names = sorted({name for name, _ in figures} | set(history))
         rows = []
         for name in names:
@@ -89,7 +90,7 @@ def array_summary(device: str, start: datetime, end: datetime) -> ArraySummary:
         if rows:
             sections.append((measurement, title, rows))
     volumes = next((rows for m, _, rows in sections if m == "volume"), [])
-    _pool_figures(sections, volumes, ts.volume_pools(device, start, end))
+    _pool_figures(sections, volumes, ts.volume_pools(device, start, end, now))
     return ArraySummary(
         sections=sections,
         totals=_totals(volumes),

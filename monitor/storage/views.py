@@ -32,9 +32,9 @@ def _array(request: HttpRequest, device_id: int) -> Device:
 
 
 def _links(request: HttpRequest, array: Device):
-    """The array's path links through the switches this reader may see."""
+    """The array's path links through the enabled switches this reader may see (a disabled one is off the path)."""
     visible = access_for(request).devices()
-    return PathLink.objects.filter(array=array, switch__in=visible).select_related("switch")
+    return PathLink.objects.filter(array=array, switch__in=visible, switch__enabled=True).select_related("switch")
 
 
 @login_required
@@ -51,7 +51,7 @@ def array_page(request: HttpRequest, device_id: int) -> HttpResponse:
     except RangeError as exc:
         return render(request, "storage/array.html", context | {"range_error": str(exc)}, status=400)
     try:
-        context["summary"] = array_summary(str(device.pk), window.start, window.end)
+        context["summary"] = array_summary(str(device.pk), window.start, window.end, window.now)
     except Exception as exc:
         log.warning("array summary for device %s failed: %s", device.pk, type(exc).__name__, exc_info=True)
         context["summary_error"] = UNAVAILABLE
@@ -84,7 +84,7 @@ def path_api(request: HttpRequest, device_id: int) -> HttpResponse:
     if len(volume) > 255:
         return json_error(400, "volume: at most 255 characters")
     try:
-        data = path_data(device, volume, window.start, window.end, points, access_for(request).devices())
+        data = path_data(device, volume, window.start, window.end, points, access_for(request).devices(), window.now)
     except Exception as exc:
         log.warning("path data for device %s failed: %s", device.pk, type(exc).__name__, exc_info=True)
         return json_error(503, UNAVAILABLE)

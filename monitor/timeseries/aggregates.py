@@ -17,8 +17,9 @@ from monitor.timeseries.lookup import Lookup
 from monitor.timeseries.plan import SOURCES, Layout, Window, interval_of, layout
 
 
-def read(plot: Plot, span: Window, p95: str = "now") -> dict:
+def read(plot: Plot, span: Window, p95: str = "now") -> dict:  # pragma: no mutate block (its defaults too)
     """One aggregate graph's JSON (the shape of monitor.timeseries.series.read's)."""
+    # pragma: no mutate block (reads InfluxDB and the cache: tests/test_planted_aggregates.py)
     shape = layout(plot, span)
     start, end = span.start, span.end
     if shape.tier.step_s:
@@ -41,6 +42,7 @@ def read(plot: Plot, span: Window, p95: str = "now") -> dict:
 
 def _windows(plot: Plot, shape: Layout, span: Window, start, end, p95: str) -> dict:
     """The graph over [start, end) of its tier: the members' steps summed, their legend and 95th percentile."""
+    # pragma: no mutate block (reads InfluxDB and the cache: tests/test_planted_aggregates.py)
     source = tiers.finest_holding(span.start, span.now)
     steps, totals = _summed(plot, shape.tier, shape.native_s, start, end, span.now)
     pending = False
@@ -66,7 +68,7 @@ def _assemble(plot: Plot, shape: Layout, steps: dict, p95s: dict, totals: dict, 
     for definition in plot.template.series:
         values = steps.get(definition.field, [])
         numbers = [v for _, v in values]
-        points = stats.windowed(values, 0, every_ms) if shape.windowed else [[t, v, v, v] for t, v in values]
+        points = stats.windowed(values, every_ms)  # one step a point when not windowed: [t, v, v, v]
         scale = plot.scale
         legend = {
             "current": numbers[-1] * scale if numbers else None,
@@ -131,6 +133,7 @@ def _tail(plot: Plot, since, span: Window, step_s: int) -> dict[str, tuple[list,
     """{field: ([(step start ms, Σ members' values)], Σ members' totals)} of the raw samples from `since` to the
     range's end, a step of `step_s` at a time (the last cut at the range's end): each member's value as in a step of
     its own (`_value_in`)."""
+    # pragma: no mutate block (reads InfluxDB and the cache: tests/test_planted_aggregates.py)
     raw = tiers.tiers()[0]
     fields = plot.template.fields
     got = _read(plot, raw, since, span.end, _raw_names(plot), _margin_s(plot))
@@ -174,9 +177,12 @@ def _margin_s(plot: Plot) -> int:
     return max(2 * max(m.interval_s for m in plot.members), 1800)
 
 
-def _read(plot: Plot, tier: tiers.Tier, start, end, names: dict[str, str], margin_s: int = 0) -> dict:
+def _read(
+    plot: Plot, tier: tiers.Tier, start, end, names: dict[str, str], margin_s: int = 0
+) -> dict:  # pragma: no mutate block (its defaults too)
     """Every member's points of these stored fields ({stored: field}), per (member index, stored field); of raw
     samples with totals, also the intervals each member's device was polled at, per (member index, POLLED)."""
+    # pragma: no mutate block (reads InfluxDB and the cache: tests/test_planted_aggregates.py)
     bind, lookup, preds = Params(), Lookup(), []
     for index, member in enumerate(plot.members):
         one = Plot(f"{index}", plot.template, (member,))
@@ -204,6 +210,7 @@ def _summed(
     plot: Plot, tier: tiers.Tier, step_s: int, start, end, now=None
 ) -> tuple[dict[str, list], dict[str, float]]:
     """({field: [(step start ms, Σ members)]} over the steps of [start, end), {field: Σ members' totals})."""
+    # pragma: no mutate block (reads InfluxDB and the cache: tests/test_planted_aggregates.py)
     fields = plot.template.fields
     first_ms, last_ms = int(start.timestamp()) * 1000, int(end.timestamp()) * 1000
     step_ms = step_s * 1000
@@ -282,7 +289,7 @@ def _resample(
     if samples and now_ms is not None and now_ms - times[-1] < interval_ms:
         newest, value = samples[-1]
         slot = newest - newest % step_ms + step_ms
-        while slot < newest + interval_ms and slot <= now_ms and slot not in out:
+        while slot <= now_ms and slot not in out:  # now_ms is before its next poll (newest + interval_ms)
             out[slot] = value
             slot += step_ms
     return list(out.items())

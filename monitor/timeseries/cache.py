@@ -49,6 +49,7 @@ def aligned(start: datetime, end: datetime, now: datetime, step_s: int, interval
     return datetime.fromtimestamp(first, timezone.utc), datetime.fromtimestamp(last, timezone.utc)
 
 
+# pragma: no mutate block (from here on Redis, not window arithmetic: tests/test_redis_restart.py and the page tests)
 def key(*parts: object) -> str:
     return "ts:" + hashlib.blake2b(repr(parts).encode(), digest_size=16).hexdigest()
 

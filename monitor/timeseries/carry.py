@@ -43,6 +43,7 @@ def carried(plots: list[Plot], key_of: KeyOf, ask: Ask) -> dict[str, dict]:
     """{plot key: part} for the plots whose part of the range moved back by one or two tier windows is cached:
     its windows that lie whole in both ranges, the windows at each end read anew, the legend's figures moved on
     by those of the windows that left and entered the range. Plots without such a part are left out (read whole)."""
+    # pragma: no mutate block (reads Redis: tests/test_carried_windows.py)
     step, backs = timedelta(seconds=ask.shape.tier.step_s), range(1, BACK + 1)
     start, end = ask.whole.start, ask.whole.end
     earlier = {(p.key, back): key_of(p, start - back * step, end - back * step) for p in plots for back in backs}
@@ -68,20 +69,21 @@ def _same_fields(plot: Plot, part: dict) -> bool:
 def _moved(pairs: dict[str, tuple[Plot, dict]], back: int, ask: Ask) -> dict[str, dict]:
     """Parts of the range from the parts of the range `back` tier windows earlier (see `carried`), in one read:
     the windows at each end, and the figures of the windows that left the range and of those that entered it."""
-    plots, shape, every = [p for p, _ in pairs.values()], ask.shape, ask.shape.every_s
-    start, end, moved = ask.whole.start.timestamp(), ask.whole.end.timestamp(), back * shape.tier.step_s
-    first_whole = math.ceil(start / every) * every  # from here windows are whole in both ranges...
-    last_whole = math.floor((end - moved) / every) * every  # ...to here (the old range's last may be cut short)
-    if last_whole <= first_whole:
+    # pragma: no mutate block (reads InfluxDB; the arithmetic is in _spans, _legend: tests/test_carried_windows.py)
+    plots, shape = [p for p, _ in pairs.values()], ask.shape
+    start, end = ask.whole.start.timestamp(), ask.whole.end.timestamp()
+    found = _spans(start, end, back * shape.tier.step_s, shape.every_s, means_kept(shape))
+    if found is None:
         return {}
-    pieces = {"gone": Piece(_span(ask, start - moved, start), windows=False, tail=True)}
-    if last_whole == end - moved and means_kept(shape):  # the windows new are the tail: one read gives both
-        pieces["tail"] = Piece(_span(ask, last_whole, end), tail=ask.tail)
-    else:
-        pieces["tail"] = Piece(_span(ask, last_whole, end), figures=False)
-        pieces["new"] = Piece(_span(ask, end - moved, end), windows=False, tail=ask.tail)
-    if start < first_whole:
-        pieces["head"] = Piece(_span(ask, start, first_whole), figures=False)
+    first_whole, last_whole, spans = found
+    pieces = {"gone": Piece(_span(ask, *spans["gone"]), windows=False, tail=True)}
+    if "new" in spans:
+        pieces["tail"] = Piece(_span(ask, *spans["tail"]), figures=False)
+        pieces["new"] = Piece(_span(ask, *spans["new"]), windows=False, tail=ask.tail)
+    else:  # the windows new are the tail: one read gives both
+        pieces["tail"] = Piece(_span(ask, *spans["tail"]), tail=ask.tail)
+    if "head" in spans:
+        pieces["head"] = Piece(_span(ask, *spans["head"]), figures=False)
     read = gather_pieces(plots, shape, ask.detail, pieces)
     ends = {
         name: {p.key: assemble.rollup_part(p, read[name], shape, ask.span) for p in plots}
@@ -105,6 +107,24 @@ def _moved(pairs: dict[str, tuple[Plot, dict]], back: int, ask: Ask) -> dict[str
     if unsure:
         _minima(out, unsure, ask)
     return out
+
+
+def _spans(
+    start: float, end: float, moved: float, every: int, together: bool
+) -> tuple[float, float, dict[str, tuple[float, float]]] | None:
+    """The whole windows kept (first, last) and what `_moved` reads, in seconds: the windows gone, the tail from
+    the last kept, the windows new (in the tail's read when they are the tail and `together`), a head cut short;
+    None when no window lies whole in both ranges."""
+    first_whole = math.ceil(start / every) * every  # from here windows are whole in both ranges...
+    last_whole = math.floor((end - moved) / every) * every  # ...to here (the old range's last may be cut short)
+    if last_whole <= first_whole:
+        return None
+    spans = {"gone": (start - moved, start), "tail": (last_whole, end)}
+    if last_whole != end - moved or not together:
+        spans["new"] = (end - moved, end)
+    if start < first_whole:
+        spans["head"] = (start, first_whole)
+    return first_whole, last_whole, spans
 
 
 UNSURE = object()  # a minimum that left the range, where the windows still in it were not read
@@ -151,6 +171,7 @@ def _lowest(old: float | None, left: float | None, entered: float | None) -> obj
 
 def _minima(out: dict, unsure: list[tuple[Plot, int]], ask: Ask) -> None:
     """The minimum of the whole range, read for the series whose old minimum left it (a second, small read)."""
+    # pragma: no mutate block (reads InfluxDB: tests/test_carried_windows.py)
     plots = list({plot.key: plot for plot, _ in unsure}.values())
     found = gather_pieces(plots, ask.shape, False, {"lo": Piece(ask.whole, lowest=True)})["lo"]
     for plot, index in unsure:

@@ -19,6 +19,7 @@ BOUND_WINDOWS = 2000  # windows per series for the bound: finer is tighter, coar
 def fill(plots: list[Plot], out: dict, found: dict, span: Window, shape: Layout, defer: bool) -> None:
     """Put every graph's p95 into its legend (already there for few raw samples); `defer` leaves the ones from
     rollups pending unless cached. Graphs whose legend has no percentile (errors, sizes) are left out."""
+    # pragma: no mutate block (reads InfluxDB and the cache: tests/test_planted_legends.py, tests/test_legends.py)
     plots = [plot for plot in plots if plot.template.percentile]
     if not plots:
         return
@@ -56,37 +57,48 @@ def fill_from_windows(
     """The p95 of the raw samples of charts drawn from 5-minute windows (`parts`, see assemble.rollup_part) and
     the raw samples at their edges (see assemble.finish): the windows' counts, means and minima stand in for
     the raw windows `_raw` starts from."""
+    # pragma: no mutate block (reads InfluxDB; the arithmetic is in _derived: tests/test_legends.py)
     plots = [plot for plot in plots if plot.template.percentile]
     if defer:
         for plot in plots:
             out[plot.key]["p95_pending"] = True
         return
     head_ms, start_ms, end_ms = bounds.ms()
-    derived: dict[tuple[str, str], dict[str, list]] = {}
-    for plot in plots:
-        for item in parts[plot.key]["series"]:
-            acc, n = item["acc"], item["acc"]["n"]
-            means = [(t, mean / plot.scale) for t, mean in zip(item["cols"]["t"], item["cols"]["mean"], strict=True)]
-            lowest = [acc["lo"]] if acc["lo"] is not None else []
-            got = edges.get((plot.key, item["field"]), {})
-            for name, since, until in (("head", head_ms, start_ms), ("tail", end_ms, None)):
-                inside = [
-                    v
-                    for t, v in got.get(name, ())
-                    if v is not None and since is not None and t >= since and (until is None or t < until)
-                ]
-                if inside:
-                    means.append((since, sum(inside) / len(inside)))
-                    n += len(inside)
-                    lowest = [min([*lowest, *inside])]
-            derived[(plot.key, item["field"])] = {"n": [(None, n)], "wmean": means, "lo": [(None, v) for v in lowest]}
+    derived = {
+        (plot.key, item["field"]): _derived(
+            item, edges.get((plot.key, item["field"]), {}), plot.scale, head_ms, start_ms, end_ms
+        )
+        for plot in plots
+        for item in parts[plot.key]["series"]
+    }
     first = bounds.head or bounds.start
     _set(plots, out, _raw(plots, derived, Window(first, span.end, span.points, span.now)))
+
+
+def _derived(item: dict, got: dict, scale: float, head_ms: int | None, start_ms: int, end_ms: int) -> dict:
+    """What `_raw` starts from, of one series drawn from 5-minute windows: its count, its windows' means (in the
+    stored unit) with one more for the raw samples of each edge (head before `start_ms`, tail from `end_ms`), and
+    its minimum."""
+    acc, n = item["acc"], item["acc"]["n"]
+    means = [(t, mean / scale) for t, mean in zip(item["cols"]["t"], item["cols"]["mean"], strict=True)]
+    lowest = [acc["lo"]] if acc["lo"] is not None else []
+    for name, since, until in (("head", head_ms, start_ms), ("tail", end_ms, None)):
+        inside = [
+            v
+            for t, v in got.get(name, ())
+            if v is not None and since is not None and t >= since and (until is None or t < until)
+        ]
+        if inside:
+            means.append((since, sum(inside) / len(inside)))
+            n += len(inside)
+            lowest = [min([*lowest, *inside])]
+    return {"n": [(None, n)], "wmean": means, "lo": [(None, v) for v in lowest]}
 
 
 def only(plots: list[Plot], span: Window, shape: Layout) -> dict[str, dict]:
     """Just the 95th percentiles (the second request of a page whose first deferred them)."""
 
+    # pragma: no mutate block (reads InfluxDB: tests/test_legends.py)
     out = {plot.key: {"series": [{"field": f, "stats": {"p95": None}} for f in plot.template.fields]} for plot in plots}
     source = tiers.finest_holding(span.start, span.now)
     fill(plots, out, {}, span, shape, defer=False)
@@ -104,6 +116,7 @@ def _set(plots: list[Plot], out: dict, values: dict[tuple[str, str], float | Non
 
 
 def _cache_key(plot: Plot, source: tiers.Tier, span: Window) -> str:
+    # pragma: no mutate block (a cache key, not a number: tests/test_legends.py)
     start, end = cache.aligned(span.start, span.end, span.now, source.step_s, interval_of([plot]))
     return cache.key("p95", source.bucket, plot.template.slug, plot.members, start, end)
 
@@ -112,20 +125,33 @@ def _raw(plots: list[Plot], found: dict, span: Window) -> dict[tuple[str, str], 
     """From raw samples. A guess g (the 90th percentile of the chart's window means), then only the samples
     above g are read: if there are at least k, the p95 is the k-th largest of them; if fewer and g is the series'
     minimum, the p95 is that minimum (a constant or mostly idle series sends nothing); else every sample is read."""
+    # pragma: no mutate block (reads InfluxDB; the arithmetic is in _guess and _settled: tests/test_legends.py)
     wanted, floors = {}, {}
     for plot in plots:
         for field in plot.template.fields:
-            got = found.get((plot.key, field), {})
-            n = int(sum(v for _, v in got.get("n", ()) if v))
-            means = sorted(v for _, v in got.get("wmean", ()) if v is not None)
-            lowest = [v for _, v in got.get("lo", ()) if v is not None]
-            if n and means and lowest:
-                k = stats.rank_from_top(n)
-                guess = max(lowest[0], means[min(len(means) - 1, int(0.9 * len(means)))])
+            guessed = _guess(found.get((plot.key, field), {}))
+            if guessed is not None:
+                k, guess, floor = guessed
                 wanted[(plot.key, field)] = (plot, k, guess)
-                floors[(plot.key, field)] = lowest[0]
+                floors[(plot.key, field)] = floor
     bucket = tiers.tiers()[0].bucket
-    above = _at_least(wanted, bucket, span.start, span.end, "", strictly=True)
+    result, again = _settled(wanted, floors, _at_least(wanted, bucket, span.start, span.end, "", strictly=True))
+    return result | _at_least(again, bucket, span.start, span.end, "")
+
+
+def _guess(got: dict) -> tuple[int, float, float] | None:
+    """(k, guess, minimum) of a series' figures: the rank from the top of its 95th percentile, a guess at or below
+    it (the 90th percentile of its window means, at least its minimum) and its minimum; None without samples."""
+    n = int(sum(v for _, v in got.get("n", ()) if v))
+    means = sorted(v for _, v in got.get("wmean", ()) if v is not None)
+    lowest = [v for _, v in got.get("lo", ()) if v is not None]
+    if not (n and means and lowest):
+        return None
+    return stats.rank_from_top(n), max(lowest[0], means[int(0.9 * len(means))]), lowest[0]
+
+
+def _settled(wanted: dict, floors: dict, above: dict) -> tuple[dict, dict]:
+    """The 95th percentiles the read above each guess settles, and the series to read again in full."""
     result, again = {}, {}
     for key, (plot, k, guess) in wanted.items():
         if above.get(key) is not None:
@@ -134,12 +160,13 @@ def _raw(plots: list[Plot], found: dict, span: Window) -> dict[tuple[str, str], 
             result[key] = floors[key]  # fewer than k samples above the minimum: the k-th largest is the minimum
         else:
             again[key] = (plot, k, None)
-    return result | _at_least(again, bucket, span.start, span.end, "")
+    return result, again
 
 
 def _from_rollups(plots: list[Plot], span: Window, source: tiers.Tier) -> dict[tuple[str, str], float | None]:
     """From each 5-minute (or hourly) window's mean, over the whole windows of the range: from the values kept
     when the range was read before (monitor.timeseries.sliding), else read in full."""
+    # pragma: no mutate block (reads InfluxDB: tests/test_legends.py, tests/test_planted_legends.py)
     start, end = cache.aligned(span.start, span.end, span.now, source.step_s, interval_of(plots))
     if end <= start:
         return {}
@@ -152,7 +179,8 @@ def _from_rollups(plots: list[Plot], span: Window, source: tiers.Tier) -> dict[t
 
 def _full_read(plots: list[Plot], start, end, source: tiers.Tier) -> dict[tuple[str, str], float | None]:
     """A lower bound per series from coarse windows' minima and counts, then its values at or above it (kept)."""
-    bucket_s = max(3600, math.ceil((end - start).total_seconds() / BOUND_WINDOWS / 300) * 300)
+    # pragma: no mutate block (reads InfluxDB; the arithmetic is in _bound_window_s, stats: tests/test_legends.py)
+    bucket_s = _bound_window_s((end - start).total_seconds())
     bind, lookup = Params(), Lookup()
     preds = []
     for plot in plots:
@@ -192,6 +220,12 @@ def _full_read(plots: list[Plot], start, end, source: tiers.Tier) -> dict[tuple[
     return {key: _kth(values.get(key, []), k) for key, (_, k, _) in wanted.items()}
 
 
+def _bound_window_s(seconds: float) -> int:
+    """The coarse windows of a range for its lower bound: BOUND_WINDOWS of them, of whole 5-minute windows, an
+    hour at least."""
+    return max(3600, math.ceil(seconds / BOUND_WINDOWS / 300) * 300)
+
+
 def _kth(rows: list, k: int) -> float | None:
     values = [v for _, v in rows if v is not None]
     return stats.kth_largest(values, k) if len(values) >= k else None
@@ -199,17 +233,19 @@ def _kth(rows: list, k: int) -> float | None:
 
 def _at_least(
     wanted: dict, bucket_name: str, start, end, suffix: str, strictly: bool = False
-) -> dict[tuple[str, str], float | None]:
+) -> dict[tuple[str, str], float | None]:  # pragma: no mutate block (its defaults too)
     """Read each series' values at or above its bound (`strictly` above), in one script; the k-th largest of
     them is its p95 when there are at least k (else None)."""
+    # pragma: no mutate block (reads InfluxDB: tests/test_legends.py)
     found = _above(wanted, bucket_name, start, end, suffix, strictly)
     return {key: _kth(found.get(key, []), k) for key, (_, k, _) in wanted.items()}
 
 
 def _above(
     wanted: dict, bucket_name: str, start, end, suffix: str, strictly: bool = False, timed: bool = False
-) -> dict[tuple[str, str], list]:
+) -> dict[tuple[str, str], list]:  # pragma: no mutate block (its defaults too)
     """{key: rows (t ms or None, value)} of each series' values at or above its bound (`strictly` above)."""
+    # pragma: no mutate block (reads InfluxDB: tests/test_legends.py)
     if not wanted:
         return {}
     bind, lookup = Params(), Lookup()
@@ -227,6 +263,8 @@ def _above(
 
 
 def _hourly(plots: list[Plot], start, end, source: tiers.Tier) -> dict[tuple[str, str], float | None]:
+    """From hourly windows' means (their sums over their counts): ranges past 5-minute retention."""
+    # pragma: no mutate block (reads InfluxDB; the arithmetic is in _of_means: tests/test_legends.py)
     bind, lookup = Params(), Lookup()
     preds = []
     for plot in plots:
@@ -241,8 +279,13 @@ def _hourly(plots: list[Plot], start, end, source: tiers.Tier) -> dict[tuple[str
     result = {}
     for plot in plots:
         for field in plot.template.fields:
-            sums = dict(found.get((plot.key, field + "_sum"), {}).get("hourly", ()))
-            counts = dict(found.get((plot.key, field + "_count"), {}).get("hourly", ()))
-            means = [s / counts[t] for t, s in sums.items() if s is not None and counts.get(t)]
-            result[(plot.key, field)] = stats.percentile(means)
+            sums = found.get((plot.key, field + "_sum"), {}).get("hourly", ())
+            counts = found.get((plot.key, field + "_count"), {}).get("hourly", ())
+            result[(plot.key, field)] = _of_means(sums, counts)
     return result
+
+
+def _of_means(sums, counts) -> float | None:
+    """The 95th percentile of windows' means from their (t, sum) and (t, count) rows; windows without both left out."""
+    by_time = dict(counts)
+    return stats.percentile([s / by_time[t] for t, s in dict(sums).items() if s is not None and by_time.get(t)])

@@ -71,7 +71,7 @@ def total_between(
     return result
 
 
-def windowed(points: Sequence[tuple[int, float]], start_ms: int, every_ms: int) -> list[list[float]]:
+def windowed(points: Sequence[tuple[int, float]], every_ms: int) -> list[list[float]]:
     """[t, min, mean, max] per window of `every_ms` aligned to the epoch, of (t ms, value) samples in time order."""
     out: list[list[float]] = []
     current, low, high, acc, n = None, 0.0, 0.0, 0.0, 0

@@ -30,11 +30,17 @@ def _predicate(bind: dict, measurement: str, device: str, tag: str, instances: l
 
 
 def means(
-    measurement: str, device: str, tag: str, fields: list[str], start: datetime, end: datetime
+    measurement: str,
+    device: str,
+    tag: str,
+    fields: list[str],
+    start: datetime,
+    end: datetime,
+    now: datetime | None = None,
 ) -> dict[tuple[str, str], float]:
-    """{(instance, field): mean of every sample in the range}, from the finest tier holding it (a rollup tier's
-    mean is Σ sum / Σ count of its windows: exact)."""
-    tier = tiers.finest_holding(start, datetime.now(timezone.utc))
+    """{(instance, field): mean of every sample in the range}, from the finest tier holding it as at `now` (the
+    request's moment; a rollup tier's mean is Σ sum / Σ count of its windows: exact)."""
+    tier = tiers.finest_holding(start, now)
     params: dict = {"p_bucket": tier.bucket, "p_start": start, "p_stop": end}
     keep = f' |> keep(columns: ["_value", "_field", "{tag}"])'
     head = "from(bucket: p_bucket) |> range(start: p_start, stop: p_stop)\n  |> filter(fn: (r) => {pred})\n"
@@ -62,19 +68,23 @@ def windows(
     end: datetime,
     every_s: int,
     peaks: bool = False,
+    now: datetime | None = None,
 ) -> tuple[Series, int]:
     """The mean (or, `peaks`, the largest sample) of each field per window of at least `every_s` seconds, on the
-    raw samples while raw retention holds the range, else on 5-minute windows; returns (series, step)."""
-    tier = tiers.finest_holding(start, datetime.now(timezone.utc))
+    raw samples while raw retention holds the range as at `now`, else on the finest rollup tier holding it (a
+    step's mean is Σ sum / Σ count of its windows: hourly windows keep no mean); returns (series, step)."""
+    tier = tiers.finest_holding(start, now)
     step = max(every_s, tier.step_s or 1)
+    if not tier.step_s:
+        stored, fn = {f: f for f in fields}, "max" if peaks else "mean"
+    elif peaks:
+        stored, fn = {f + "_max": f for f in fields}, "max"
+    else:
+        stored, fn = {f + s: f for f in fields for s in ("_sum", "_count")}, "sum"
     if tier.step_s:
         step = math.ceil(step / tier.step_s) * tier.step_s
-        stored = {f + ("_max" if peaks else "_mean"): f for f in fields}
-    else:
-        stored = {f: f for f in fields}
     params: dict = {"p_bucket": tier.bucket, "p_start": start, "p_stop": end, "p_every": timedelta(seconds=step)}
     pred = _predicate(params, measurement, device, tag, instances, list(stored))
-    fn = "max" if peaks else "mean"
     script = (
         "from(bucket: p_bucket) |> range(start: p_start, stop: p_stop)\n"
         f"  |> filter(fn: (r) => {pred})\n"
@@ -82,15 +92,24 @@ def windows(
         f'  |> keep(columns: ["_time", "_value", "_field", "{tag}"])\n'
     )
     found: Series = {}
+    parts: dict[tuple[str, str], dict[str, dict[int, float]]] = defaultdict(dict)
     for table in run(script, params):
-        key = (table.group.get(tag, ""), stored.get(table.group["_field"], table.group["_field"]))
-        found[key] = [(t, v) for t, v in table.rows if t is not None and v is not None and math.isfinite(v)]
+        name = table.group["_field"]
+        key = (table.group.get(tag, ""), stored.get(name, name))
+        rows = [(t, v) for t, v in table.rows if t is not None and v is not None and math.isfinite(v)]
+        if fn == "sum":
+            parts[key][name.rpartition("_")[2]] = dict(rows)
+        else:
+            found[key] = rows
+    for key, got in parts.items():
+        sums, counts = got.get("sum", {}), got.get("count", {})
+        found[key] = [(t, sums[t] / counts[t]) for t in sorted(sums) if counts.get(t)]
     return found, step
 
 
-def volume_pools(device: str, start: datetime, end: datetime) -> dict[str, str]:
+def volume_pools(device: str, start: datetime, end: datetime, now: datetime | None = None) -> dict[str, str]:
     """{volume: pool} of this device's volumes whose samples in the range name their pool (the latest naming)."""
-    tier = tiers.finest_holding(start, datetime.now(timezone.utc))
+    tier = tiers.finest_holding(start, now)
     params = {"p_bucket": tier.bucket, "p_start": start, "p_stop": end, "p_device": device}
     script = (
         "from(bucket: p_bucket) |> range(start: p_start, stop: p_stop)\n"
@@ -113,7 +132,7 @@ def capacity_history(
     input: enough points for a fit, few enough for a page of hundreds of volumes)."""
     end = now or datetime.now(timezone.utc)
     found, _ = windows(
-        measurement, device, tag, [], ["used_bytes", "size_bytes"], end - timedelta(days=days), end, 6 * 3600
+        measurement, device, tag, [], ["used_bytes", "size_bytes"], end - timedelta(days=days), end, 6 * 3600, now=end
     )
     out: dict[str, list[tuple[float, float, float]]] = {}
     for instance in {i for i, _ in found}:

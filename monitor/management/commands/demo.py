@@ -14,7 +14,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from monitor.devstack import fleet, services
+from monitor.devstack import demoenv, demotree, fleet, services
 from monitor.devstack.processes import Process, StartError, wait_http
 
 
@@ -43,16 +43,18 @@ class Command(BaseCommand):
         signal.signal(signal.SIGINT, signal.default_int_handler)  # even when started with SIGINT ignored
         signal.signal(signal.SIGTERM, _raise_interrupt)
         try:
-            env = self._start_backends(var, logs, opts)
+            env = {**self._start_backends(var, logs, opts), **demoenv.web_env(opts["web_port"])}
             os.environ.update(env)
+            demoenv.write(var, env)
             self._use_backends(env)
             call_command("migrate", interactive=False, verbosity=0)
             call_command("collectstatic", interactive=False, verbosity=0)
             password = self._admin_password(var)
             self._ensure_demo_devices(opts)
+            reader = self._demo_tree(var)
             self._start_app(env, logs, opts)
             self._start_receivers(env, logs, opts)
-            self._banner(opts["web_port"], password, logs)
+            self._banner(opts["web_port"], password, logs, reader)
             self._history(var, opts)
             self._watch()
         except StartError as exc:
@@ -95,7 +97,14 @@ class Command(BaseCommand):
         """This process talks to the services it started too (device signals, the history writer)."""
         from monitor.core import services as clients
 
-        for name in ("REDIS_URL", "INFLUXDB_URL", "INFLUXDB_TOKEN", "INFLUXDB_ORG", "INFLUXDB_BUCKET"):
+        for name in (
+            "REDIS_URL",
+            "INFLUXDB_URL",
+            "INFLUXDB_TOKEN",
+            "INFLUXDB_ORG",
+            "INFLUXDB_BUCKET",
+            "MONITOR_BASE_URL",
+        ):
             if name in env:
                 setattr(settings, name, env[name])
         clients.reset_clients()
@@ -129,6 +138,29 @@ class Command(BaseCommand):
                     "retries": 1,
                 },
             )
+
+    def _demo_tree(self, var: Path) -> tuple[str, str]:
+        """The demo tree with both devices and a reader granted it; the aggregate of the array's switch ports is
+        added once the first poll has made their graphs (in the background)."""
+        from monitor.models import Device
+
+        sims = fleet.demo_fleet()
+        switch, array = (Device.objects.get(name=sim.sys_name) for sim in sims)
+        tree = demotree.ensure_tree(switch, array)
+        reader = demotree.ensure_reader(tree, var)
+        ports = [f"1/g{a.switch_port}" for a in fleet.array_attachments(sims[1])]
+
+        def add_aggregate() -> None:
+            from django.db import connection
+
+            try:
+                if demotree.ensure_aggregate(tree, switch, ports) is None:
+                    self.stderr.write("the demo's aggregate was not made: the switch's port graphs did not appear")
+            finally:
+                connection.close()
+
+        threading.Thread(target=add_aggregate, name="demo-aggregate", daemon=True).start()
+        return reader
 
     def _start_app(self, env: dict[str, str], logs: Path, opts) -> None:
         python = sys.executable
@@ -196,13 +228,19 @@ class Command(BaseCommand):
         switch = fleet.demo_fleet()[0]
         eventsender.start(opts["trap_port"], opts["syslog_port"], switch.community, switch.sys_name)
 
-    def _banner(self, port: int, password: str, logs: Path) -> None:
+    def _banner(self, port: int, password: str, logs: Path, reader: tuple[str, str]) -> None:
+        devices = "; ".join(
+            f"{sim.sys_name} at 127.0.0.1:{self._opts['snmp_port']} community {sim.community}"
+            for sim in fleet.demo_fleet()
+        )
         self.stdout.write(
             self.style.SUCCESS(
                 f"\nThe monitor is running at http://127.0.0.1:{port}/\n"
-                f"  log in as admin / {password}\n"
+                f"  log in as admin / {password} (everything), or {reader[0]} / {reader[1]} (reads the tree "
+                f'"{demotree.TREE}" only)\n'
+                f"  devices (SNMP v2c): {devices}\n"
                 f"  traps to udp 127.0.0.1:{self._opts['trap_port']}, "
-                f"syslog to udp/tcp 127.0.0.1:{self._opts['syslog_port']}\n"
+                f"syslog to udp/tcp 127.0.0.1:{self._opts['syslog_port']} (as either device's community)\n"
                 f"  logs in {logs}; press Ctrl-C to stop everything\n"
             )
         )

@@ -1,0 +1,136 @@
+"""What an aggregate graph (members summed) must show: docs/graphs.md "Aggregate graphs".
+
+Each member is resampled to the step (raw samples: the longest member poll interval; rollups: the tier's window),
+the members are summed per step, and every figure but the total is of those sums; the total is the sum of the
+members' own totals. Units as in chart.py (bits a second and bits for ports).
+"""
+
+from __future__ import annotations
+
+import math
+
+from tests.model.chart import (
+    SOURCES,
+    WIDTHS,
+    Expected,
+    every_s,
+    fold,
+    p95_source,
+    reachable,
+    tier_for,
+)
+from tests.model.rates import Rate, good, nearest_rank_p95, rates
+from tests.model.scenario import Scenario
+from tests.model.windows import interval_at, is_counted, window_start
+
+
+def step_value(samples: list[Rate], interval: int, lo: float, hi: float, now: float, live: bool) -> float | None:
+    """A member's value in the step [lo, hi): the mean of its samples there, else its next sample's when that
+    sample's span reaches back into the step, else (a live range's newest steps) its newest sample's while its next
+    poll is not due; None: the member is missing from the step."""
+    inside = [s.value for s in samples if lo <= s.t < hi]
+    if inside:
+        return sum(inside) / len(inside)
+    later = [s for s in samples if s.t >= hi]
+    if later:
+        return later[0].value if later[0].t - later[0].span < hi else None
+    if live and samples and now < samples[-1].t + interval:
+        return samples[-1].value
+    return None
+
+
+def window_value(samples: list[Rate], interval: int, w: float, width: int) -> float | None:
+    """A member's value in a written window: its mean, else (a member polled at least as seldom as the window) the
+    mean of its next window with a sample within its poll interval (rollups keep no single samples)."""
+    ahead = math.ceil(interval / width) if interval >= width else 0
+    for lo in (w + k * width for k in range(ahead + 1)):
+        inside = [s.value for s in samples if lo <= s.t < lo + width]
+        if inside:
+            return sum(inside) / len(inside)
+    return None
+
+
+def _summed(values: list[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return sum(present) if present else None
+
+
+def aggregate(
+    members: list[tuple[Scenario, str]], start: float, end: float, points: int, now: float, raw_floor_s: float
+) -> Expected:
+    """What the aggregate of `members` (a scenario and a counter name each) shows for [start, end) read at `now`."""
+    series = [[s for s in good(rates(sc)[name]) if s.t <= now] for sc, name in members]
+    intervals = [interval_at(sc, now) for sc, _ in members]
+    longest = max(intervals)
+    live = end >= now
+    tier = "raw" if start >= raw_floor_s else tier_for(start, end, points, now, raw_floor_s)
+    width = WIDTHS.get(tier)
+    step = width or longest
+    steps: list[tuple[float, float]] = []  # (step start, summed value)
+    if width is None:
+        lo = window_start(start, step)
+        while lo < end:
+            total = _summed(
+                [step_value(s, i, lo, lo + step, now, live) for s, i in zip(series, intervals, strict=True)]
+            )
+            if total is not None:
+                steps.append((lo, total))
+            lo += step
+    else:
+        steps = written_sums(series, intervals, start, end, width, longest, now)
+        lo = math.ceil(start / width) * width + width * _written_count(start, end, width, longest, now)
+        while lo < end:  # the tail: raw samples after the newest window counted, a step a window, cut at the end
+            hi = min(lo + width, end)
+            total = _summed([step_value(s, i, lo, hi, now, live) for s, i in zip(series, intervals, strict=True)])
+            if total is not None:
+                steps.append((lo, total))
+            lo += width
+    every = every_s(step, start, end, points)
+    aggregated = every != step
+    values = [v for _, v in steps]
+    pts = fold(steps, every) if aggregated or width else [(round(t * 1000), v) for t, v in steps]
+    source = p95_source(start, now, raw_floor_s)
+    if source == "raw":
+        p95 = nearest_rank_p95(values)
+    else:
+        p95 = nearest_rank_p95(
+            [v for _, v in written_sums(series, intervals, start, end, WIDTHS[source], longest, now)]
+        )
+    totals = [
+        sum(s.value * s.span for s in reachable(s_, start, end, width, raw_floor_s, longest, now)) for s_ in series
+    ]
+    return Expected(
+        tier=tier,
+        every_s=every,
+        aggregated=aggregated,
+        points=pts,
+        current=values[-1] if values else None,
+        average=sum(values) / len(values) if values else None,
+        minimum=min(values) if values else None,
+        maximum=max(values) if values else None,
+        total=sum(totals) if values else None,
+        p95=p95,
+        p95_source=SOURCES[source],
+    )
+
+
+def _written_count(start: float, end: float, width: int, longest: int, now: float) -> int:
+    """How many whole windows of the range, from its first, pages count as written at `now`."""
+    n, lo = 0, math.ceil(start / width) * width
+    while lo + width <= end and is_counted(lo + width, width, longest, now):
+        n, lo = n + 1, lo + width
+    return n
+
+
+def written_sums(
+    series: list[list[Rate]], intervals: list[int], start: float, end: float, width: int, longest: int, now: float
+) -> list[tuple[float, float]]:
+    """(start, members' summed means) of the range's whole windows of `width` counted as written at `now`."""
+    sums = []
+    first = math.ceil(start / width) * width
+    for k in range(_written_count(start, end, width, longest, now)):
+        lo = first + k * width
+        total = _summed([window_value(s, i, lo, width) for s, i in zip(series, intervals, strict=True)])
+        if total is not None:
+            sums.append((lo, total))
+    return sums

@@ -1,0 +1,76 @@
+"""When a rollup window is written and when pages count it as written, on plain numbers (issue 44): the poll side's
+rules (collectors.rollup) and the pages' (monitor.timeseries.cache), each worked out from a poll schedule."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from collectors.rollup import begun_by_s, write_delay_s, writes_after_s, written_by_s
+from monitor.timeseries.cache import aligned, newest_seen, seen_after_s
+
+H = 1_800_000_000  # a whole hour (and 5-minute boundary), epoch seconds
+KEYS = [f"interface,device=d{i},port={i}" for i in range(400)]
+
+
+def at(seconds: float) -> datetime:
+    return datetime.fromtimestamp(seconds, timezone.utc)
+
+
+def test_half_of_the_devices_polled_every_minute_or_faster_write_a_minute_later():
+    for interval in (10.0, 30.0, 60.0):
+        delays = [write_delay_s(key, interval) for key in KEYS]
+        assert set(delays) == {0.0, 60.0}
+        assert 0.4 < delays.count(60.0) / len(delays) < 0.6
+        assert [write_delay_s(key, 10.0) for key in KEYS] == delays  # by key only, not by interval
+    # Polled less often than every minute: the next poll is late enough, nobody waits.
+    assert {write_delay_s(key, interval) for key in KEYS for interval in (61.0, 120.0, 300.0, 3600.0)} == {0.0}
+
+
+def test_a_devices_first_poll_writing_a_window_waits_its_tier_delay_and_its_own():
+    late = next(key for key in KEYS if write_delay_s(key, 60.0))
+    early = next(key for key in KEYS if not write_delay_s(key, 60.0))
+    assert [writes_after_s(300, key, 60.0) for key in (early, late)] == [0.0, 60.0]
+    assert [writes_after_s(3600, key, 60.0) for key in (early, late)] == [150.0, 210.0]  # an hour: 150 s later
+    assert [writes_after_s(3600, key, 300.0) for key in (early, late)] == [150.0, 150.0]
+    assert writes_after_s(86_400, early, 300.0) == 150.0  # any tier of an hour or more
+
+
+def test_every_device_has_begun_and_written_a_window_by_its_latest_poll_plus_the_write():
+    # Polled every 60 s: the later half waits 60 s, its first poll after that comes within 60 s, its lines land
+    # within 60 s more: 5-minute windows by 180 s, hours by 150 s more.
+    assert (begun_by_s(300, 60.0), written_by_s(300, 60.0)) == (120.0, 180.0)
+    assert (begun_by_s(3600, 60.0), written_by_s(3600, 60.0)) == (270.0, 330.0)
+    # Every 300 s: no spread, the first poll after the end is up to 300 s later.
+    assert (begun_by_s(300, 300.0), written_by_s(300, 300.0)) == (300.0, 360.0)
+    assert (begun_by_s(3600, 300.0), written_by_s(3600, 300.0)) == (450.0, 510.0)
+    assert (begun_by_s(300, 10.0), written_by_s(300, 10.0)) == (70.0, 130.0)
+    assert (begun_by_s(300, 900.0), written_by_s(300, 900.0)) == (900.0, 960.0)
+
+
+def test_pages_count_a_window_written_at_the_first_moment_they_move_on_after_every_device_wrote_it():
+    # Pages move on 180 s after each 5-minute boundary; a window is counted at the first such moment by which
+    # every device polled at that interval wrote it (written 180 s, 360 s, 960 s... after its end, see above).
+    assert [seen_after_s(300, i) for i in (10.0, 60.0, 120.0, 300.0, 900.0)] == [180, 180, 180, 480, 1080]
+    assert [seen_after_s(3600, i) for i in (60.0, 300.0, 900.0)] == [480, 780, 1380]
+    assert seen_after_s(300, 420.0) == 480  # written 480 s after: exactly at a moment pages move on
+    assert seen_after_s(300, 421.0) == 780
+
+
+def test_the_newest_window_pages_count_moves_on_at_the_moment_it_is_seen():
+    assert newest_seen(H + 179, 300, 60.0) == H - 300
+    assert newest_seen(H + 180, 300, 60.0) == H
+    assert newest_seen(H + 479, 300, 300.0) == H - 300
+    assert newest_seen(H + 480, 300, 300.0) == H
+    assert newest_seen(H + 3600 + 479, 3600, 60.0) == H
+    assert newest_seen(H + 3600 + 480, 3600, 60.0) == H + 3600
+
+
+def test_a_range_is_aligned_to_its_whole_windows_up_to_the_newest_seen():
+    now = at(H + 3600 + 200)  # every device polled each minute wrote the window ending at H + 3600 by H + 3600 + 180
+    assert aligned(at(H + 10), at(H + 3000), now, 300, 60.0) == (at(H + 300), at(H + 3000))
+    assert aligned(at(H), at(H + 3599), now, 300, 60.0) == (at(H), at(H + 3300))
+    assert aligned(at(H - 600), at(H + 7200), now, 300, 60.0) == (at(H - 600), at(H + 3600))
+    assert aligned(at(H - 600), at(H + 7200), now, 300, 300.0) == (at(H - 600), at(H + 3300))
+    # Nothing whole and seen: an empty span at the first whole window's start, never one ending before it starts.
+    assert aligned(at(H + 3500), at(H + 7200), at(H + 3500), 300, 60.0) == (at(H + 3600), at(H + 3600))
+    assert aligned(at(H + 10), at(H + 290), now, 300, 60.0) == (at(H + 300), at(H + 300))
