@@ -10,7 +10,7 @@ from collectors.counters import TOO_SOON, counter_rate, min_rate_interval, new_r
 from collectors.interfaces import Port, read_ports
 from collectors.metrics import read_metrics, scalar_oids
 from collectors.profiles import IF_COUNTER_GROUPS, Profile
-from collectors.rollup import SPAN, TOTALS
+from collectors.rollup import MOVED, SPAN, TOTALS
 from collectors.samples import CounterState, Sample
 from collectors.sessions import open_session
 from collectors.snmptypes import SnmpError, SnmpTarget
@@ -159,7 +159,9 @@ def _port_sample(
         else:
             fields[name] = rate.per_second * scale
             if name in SPANNED:
-                spans.add(reading.at - before.at)
+                span = reading.at - before.at
+                spans.add(span)
+                fields[MOVED[name]] = rate.per_second * span  # the octets it moved: its counter delta
     if len(spans) == 1:  # in and out from other readings (one's width changed as the other's came too soon): none
         fields[SPAN] = spans.pop()
     return Sample("interface", {"device": device_key, "port": port.name}, fields, read_at)

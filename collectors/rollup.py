@@ -56,6 +56,12 @@ TOTALS: Mapping[str, frozenset[str]] = {"interface": frozenset(("in_bps", "out_b
 # The field of a sample with totals saying what its rates' counter deltas cover (s): the time between the two
 # readings they came from (collectors/poll.py). Not a statistic of its own: windows keep no min/max/sum of it.
 SPAN = "span_s"
+# The fields of a sample with totals holding what each rate's counter delta moved (bytes: rate x span / 8, the octet
+# delta itself; collectors/poll.py), and the rate's units per unit of them (bit/s per byte/s). A raw total is their
+# sum, which InfluxDB sums where it stores them (docs/graphs.md). Not statistics either.
+MOVED: Mapping[str, str] = {"in_bps": "in_bytes", "out_bps": "out_bytes"}
+MOVED_SCALE = 8.0
+NOT_STATS = frozenset((SPAN, *MOVED.values()))
 _NONE: frozenset[str] = frozenset()
 # A field's open 5-minute window: min, max, sum, count; fields with a total also keep it and when their last
 # sample was seen (the others keep four numbers: what a poll reads and writes back is two thirds as long).
@@ -75,6 +81,13 @@ def write_delay_s(device_key: str, interval_s: float) -> float:
 def _latest_write_delay_s(interval_s: float) -> float:
     """The longest `write_delay_s` of any device polled every `interval_s`."""
     return float(SPREAD_S) if interval_s <= SPREAD_S else 0.0
+
+
+def spanned(fields: Mapping[str, float | int], span_s: float) -> dict[str, float | int]:
+    """A port sample's fields with what its rates cover, as the poller writes them: their span and the bytes each
+    moved (for writers of made-up polls: the demo's history, benchmarks)."""
+    moved = {MOVED[name]: value * span_s / MOVED_SCALE for name, value in fields.items() if name in MOVED}
+    return {**fields, SPAN: float(span_s), **moved} if moved else dict(fields)
 
 
 def sample_weight(t: float, last: float | None, interval_s: float, span_s: float | None = None) -> float:
@@ -182,7 +195,7 @@ class Windows:
         for name, value in fields.items():
             if type(value) is not float or value - value != 0.0:  # floats only (ints are states), finite only
                 continue
-            if span is not None and name == SPAN:
+            if with_total and name in NOT_STATS:  # what the rates cover, not values of their own
                 continue
             acc = accs.get(name)
             if acc is None:
@@ -200,7 +213,11 @@ class Windows:
                 if len(acc) > TOT5:
                     acc[TOT5] = 0.0
             if len(acc) > TOT5:
-                acc[TOT5] += value * sample_weight(t, acc[LAST], interval_s, span)
+                moved = fields.get(MOVED.get(name, ""))
+                if moved is not None:  # the bytes its counter delta moved, as the poller wrote them
+                    acc[TOT5] += moved * MOVED_SCALE
+                else:
+                    acc[TOT5] += value * sample_weight(t, acc[LAST], interval_s, span)
                 acc[LAST] = t
 
     def add_samples(

@@ -26,8 +26,9 @@ from monitor.devstack import fleet, services
 from monitor.devstack.processes import free_udp_port
 from monitor.timeseries import aggregates, series
 from monitor.timeseries.flux import Member, Plot
+from monitor.timeseries.gather import gather_raw
 from monitor.timeseries.history import HistoryWriter
-from monitor.timeseries.plan import Window
+from monitor.timeseries.plan import Window, layout
 from monitor.timeseries.templates import TEMPLATES
 from tests.conftest import Agent
 from tests.tsbuckets import own_buckets
@@ -156,15 +157,30 @@ def planted(sim, stack_env, tmp_path_factory):
         for device, community in (("971", "outage"), ("972", "reset"), ("973", "reboot")):
             found[community] = play(sim, history, device, community, 300, H + 4 * HOUR)
         found["minute"] = play(sim, history, "974", "minute", 60, H + 2 * HOUR)
-        for sample in found["outage"]:  # the same polls as written before samples carried their span
+        for sample in found["outage"]:  # the same polls as written before samples carried their span and bytes
             if sample.measurement == "interface":
-                fields = {k: v for k, v in sample.fields.items() if k != "span_s"}
+                history.poll("975", sample.time, [bare(sample, "975")], 300)
+        for sample in found["minute"]:  # polled every 60 s; its first half hour as written before, then as now
+            if sample.measurement == "interface":
                 history.poll(
-                    "975", sample.time, [sample._replace(tags=sample.tags | {"device": "975"}, fields=fields)], 300
+                    "976", sample.time, [bare(sample, "976") if sample.time < MIXED else as_(sample, "976")], 60
                 )
         history.close(H + 6 * HOUR)
         assert history.failed == 0
         yield found
+
+
+MIXED = H + 1800  # device 976's samples carry their span and bytes from here on
+
+
+def as_(sample: Sample, device: str) -> Sample:
+    return sample._replace(tags=sample.tags | {"device": device})
+
+
+def bare(sample: Sample, device: str) -> Sample:
+    """The sample as written before the pollers wrote spans and bytes."""
+    fields = {k: v for k, v in sample.fields.items() if k not in ("span_s", "in_bytes", "out_bytes")}
+    return sample._replace(tags=sample.tags | {"device": device}, fields=fields)
 
 
 def at(t: float) -> datetime:
@@ -189,6 +205,18 @@ def test_the_poller_writes_each_rate_s_span(planted):
     assert after.fields["span_s"] == pytest.approx(1200, abs=1)  # the first answer after three unanswered polls
     assert after.fields["in_bps"] == pytest.approx(600e6, rel=EXACT)  # the exact average over the outage
     assert all(s.fields["span_s"] == pytest.approx(300, abs=1) for s in rows if "in_bps" in s.fields and s is not after)
+
+
+def test_the_poller_writes_the_bytes_each_rate_moved(planted):
+    # 75 MB/s for the 1,200 s after the outage: 90 GB, the octets the counter grew; 22.5 GB for each 300 s before.
+    rows = [s for s in planted["outage"] if s.measurement == "interface" and s.tags["port"] == "te1"]
+    after = next(s for s in rows if s.time == OUTAGE[-1] + 300)
+    assert after.fields["in_bytes"] == pytest.approx(90e9, rel=EXACT)
+    assert after.fields["out_bytes"] == pytest.approx(90e9, rel=EXACT)
+    for sample in rows:  # exactly rate x span / 8, written only beside a rate
+        assert ("in_bytes" in sample.fields) == ("in_bps" in sample.fields)
+        if "in_bps" in sample.fields:
+            assert sample.fields["in_bytes"] == pytest.approx(sample.fields["in_bps"] * sample.fields["span_s"] / 8)
 
 
 @pytest.mark.parametrize(("points", "tier", "aggregated"), READS, ids=IDS)
@@ -239,6 +267,44 @@ def test_samples_written_without_a_span_total_as_before(planted, points, tier, a
     got = total("975", *THREE_HOURS, points)
     assert got[:2] == (tier, aggregated)
     assert got[2] == pytest.approx(RATE * 9900, rel=EXACT)
+
+
+def read_raw(device: str, start: float, end: float, points: int) -> dict:
+    """gather_raw's results for te1's in_bps: what the read summed or read."""
+    plot = Plot("one", TRAFFIC, (Member(device, "te1", 60),))
+    window = Window(at(start), at(end), points, at(H + 6 * HOUR))
+    found, _ = gather_raw([plot], window, layout(plot, window, raw_first=False), 60, False)
+    return found[("one", "in_bps")]
+
+
+def test_a_windowed_total_is_the_sum_of_the_bytes_in_influxdb(planted):
+    # Every rate of the range carries its bytes: the total is their sum, read as one number, no sample read.
+    got = read_raw("974", H, H + HOUR, 40)
+    assert "traw" not in got
+    assert total("974", H, H + HOUR, 40, interval_s=60)[2] == pytest.approx(RATE * HOUR, rel=EXACT)
+
+
+@pytest.mark.parametrize("points", [40, 400], ids=["windowed-in-influxdb", "raw-every-sample"])
+def test_a_range_holding_samples_without_bytes_totals_each_by_its_rule(planted, points):
+    # Device 976: the minute device's polls, its first half hour written without spans or bytes. [H, H + 30 min):
+    # 30 polls at H + 30 s + k x 60 s, three unanswered; the 27 samples count 60 s each under the old rule (the first
+    # of the range one interval, the first after the outage one interval, as its spacing of 240 s is a gap):
+    # 1,620 s. [H + 30 min, H + 1 h): 30 samples with their bytes, 60 s each: 1,800 s. 3,420 s at 75 MB/s.
+    tier, aggregated, got = total("976", H, H + HOUR, points, interval_s=60)
+    assert (tier, aggregated) == ("raw", points == 40)
+    assert got == pytest.approx(RATE * 3420, rel=EXACT)
+    if points == 40:
+        assert "traw" in read_raw("976", H, H + HOUR, 40)  # the samples were read: their counts differ
+    # From the half hour on every sample has its bytes: exact again, summed in InfluxDB.
+    assert total("976", MIXED, H + 2 * HOUR, 40, interval_s=60)[2] == pytest.approx(RATE * 1.5 * HOUR, rel=EXACT)
+    assert "traw" not in read_raw("976", MIXED, H + 2 * HOUR, 40)
+
+
+def test_an_aggregate_of_samples_with_and_without_bytes_totals_as_its_members(planted):
+    plot = Plot("lag", TRAFFIC, (Member("976", "te1", 60), Member("976", "te2", 60)))
+    data = aggregates.read(plot, Window(at(H), at(H + HOUR), 400, at(H + 6 * HOUR)))
+    inbound = next(s for s in data["series"] if s["field"] == "in_bps")
+    assert inbound["stats"]["total"] == pytest.approx((RATE + RATE2) * 3420, rel=EXACT)
 
 
 def test_an_aggregate_counts_each_member_for_its_span(planted):

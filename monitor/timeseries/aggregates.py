@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 from datetime import timedelta
 
-from collectors.rollup import SPAN
+from collectors.rollup import MOVED, MOVED_SCALE, SPAN
 from monitor.timeseries import cache, intervals, stats, tiers
 from monitor.timeseries.client import run
 from monitor.timeseries.flux import Member, Params, Plot, any_of, chain, keep_columns, series_predicate
@@ -153,7 +153,14 @@ def _tail(plot: Plot, since, span: Window, step_s: int) -> dict[str, tuple[list,
             if values:
                 steps.append((slot, sum(values)))
         total = sum(
-            stats.total_between(samples, since_ms, until_ms, got.get((index, POLLED), member.interval_s), spans[index])
+            stats.total_between(
+                samples,
+                since_ms,
+                until_ms,
+                got.get((index, POLLED), member.interval_s),
+                spans[index],
+                _moved(got, index, field),
+            )
             for index, (member, samples) in enumerate(zip(plot.members, members, strict=True))
         )
         out[field] = (steps, total)
@@ -161,13 +168,23 @@ def _tail(plot: Plot, since, span: Window, step_s: int) -> dict[str, tuple[list,
 
 
 def _raw_names(plot: Plot) -> dict[str, str]:
-    """The stored fields of raw samples an aggregate reads: its fields, and their span where they have totals."""
-    return {f: f for f in plot.template.fields} | ({SPAN: SPAN} if plot.template.totals else {})
+    """The stored fields of raw samples an aggregate reads: its fields, and their span and the bytes each rate
+    moved where they have totals."""
+    if not plot.template.totals:
+        return {f: f for f in plot.template.fields}
+    moved = [MOVED[f] for f in plot.template.fields if f in MOVED]
+    return {f: f for f in (*plot.template.fields, SPAN, *moved)}
 
 
 def _spans(got: dict, index: int) -> dict[int, float]:
     """{t ms: span} of a member's samples (`_read`'s rows of `span_s`)."""
     return {t: v for t, v in got.get((index, SPAN), []) if v is not None}
+
+
+def _moved(got: dict, index: int, field: str) -> dict[int, float]:
+    """{t ms: what the rate moved, in its unit x s} of a member's samples of `field` (`_read`'s rows of its bytes)."""
+    name = MOVED.get(field)
+    return {t: v * MOVED_SCALE for t, v in got.get((index, name), []) if v is not None} if name else {}
 
 
 def _margin_s(plot: Plot) -> int:
@@ -228,7 +245,8 @@ def _summed(
                         summed[field][slot] += value
                 inside = [(t, v) for t, v in samples if first_ms <= t < last_ms]
                 if plot.template.totals and inside:
-                    totals[field] += stats.total(inside, got.get((index, POLLED), member.interval_s), spans)
+                    polled = got.get((index, POLLED), member.interval_s)
+                    totals[field] += stats.total(inside, polled, spans, _moved(got, index, field))
     else:
         names = {f"{f}_{s}": f for f in fields for s in ("sum", "count")}
         got = _read(plot, tier, start, end, names)

@@ -8,7 +8,7 @@ import time
 from array import array
 from collections import defaultdict
 
-from collectors.rollup import SPAN, sample_weight
+from collectors.rollup import MOVED, MOVED_SCALE, SPAN
 from monitor.timeseries import stats, tiers
 from monitor.timeseries.flux import Plot
 from monitor.timeseries.intervals import Polled
@@ -20,15 +20,14 @@ def graph(plot: Plot, found: dict, shape: Layout, span: Window, interval: int | 
     `interval`: the intervals its device was polled at (monitor/timeseries/intervals.py), or today's."""
     series = []
     spans = spans_of(found, plot)
-    firsts = [
-        t for f in plot.template.fields for t, v in found.get((plot.key, f), {}).get("tfirst", ()) if v is not None
-    ]
     for definition in plot.template.series:
         got = found.get((plot.key, definition.field), {})
+        moved = moved_of(found, plot, definition.field)
         if shape.windowed:
-            points, legend = _from_windows(got, plot.template.totals, interval, spans, min(firsts, default=None))
+            summed = _only(found.get((plot.key, MOVED.get(definition.field, "")), {}), "msum")
+            points, legend = _from_windows(got, plot.template.totals, interval, spans, moved, summed)
         else:
-            points, legend = _from_samples(got.get("raw", []), plot.template.totals, interval, spans)
+            points, legend = _from_samples(got.get("raw", []), plot.template.totals, interval, spans, moved)
         series.append(_series(plot, definition, points, legend))
     return meta(plot, shape, span) | {"series": series}
 
@@ -36,6 +35,15 @@ def graph(plot: Plot, found: dict, shape: Layout, span: Window, interval: int | 
 def spans_of(found: dict, plot: Plot) -> dict[int, float]:
     """{t ms: span} of a graph's samples (their `span_s`, of every read that returned it)."""
     return {t: v for rows in found.get((plot.key, SPAN), {}).values() for t, v in rows if v is not None}
+
+
+def moved_of(found: dict, plot: Plot, field: str) -> dict[int, float]:
+    """{t ms: what the rate moved, in its unit x s} of a graph's samples of `field` (their bytes, of every read
+    that returned them; none for fields without)."""
+    name = MOVED.get(field)
+    if name is None:
+        return {}
+    return {t: v * MOVED_SCALE for rows in found.get((plot.key, name), {}).values() for t, v in rows if v is not None}
 
 
 def rollup_part(plot: Plot, found: dict, shape: Layout, span: Window) -> dict:
@@ -108,7 +116,8 @@ def finish(
             if name == "tail":
                 current = values[-1]
             if plot.template.totals:
-                total = (total or 0.0) + stats.total_between(rows, since, until, interval, spans)
+                moved = moved_of(edges, plot, item["field"])
+                total = (total or 0.0) + stats.total_between(rows, since, until, interval, spans, moved)
         legend = _legend(current, summed / n if n else None, lowest, highest, plot.template.totals, total)
         if columns:
             found = _scaled(plot, item["field"], item["label"], [], legend)
@@ -188,7 +197,9 @@ def _legend(current, average, minimum, maximum, totals: bool, total) -> dict:
     return legend
 
 
-def _from_samples(rows: list, totals: bool, interval: int | Polled, spans: dict[int, float]) -> tuple[list, dict]:
+def _from_samples(
+    rows: list, totals: bool, interval: int | Polled, spans: dict[int, float], moved: dict[int, float]
+) -> tuple[list, dict]:
     samples = [(t, v) for t, v in rows if v is not None]
     values = [v for _, v in samples]
     legend = _legend(
@@ -197,7 +208,7 @@ def _from_samples(rows: list, totals: bool, interval: int | Polled, spans: dict[
         min(values, default=None),
         max(values, default=None),
         totals,
-        stats.total(samples, interval, spans) if samples else None,
+        stats.total(samples, interval, spans, moved) if samples else None,
     )
     legend["p95"] = stats.percentile(values)
     return [(t, v, v, v) for t, v in samples], legend
@@ -214,10 +225,15 @@ def _only(got: dict, name: str) -> float | None:
 
 
 def _from_windows(
-    got: dict, totals: bool, interval: int | Polled, spans: dict[int, float], first_ms: int | None
+    got: dict,
+    totals: bool,
+    interval: int | Polled,
+    spans: dict[int, float],
+    moved: dict[int, float],
+    summed: float | None,
 ) -> tuple[list, dict]:
-    """Points of raw windows and the legend of the range; a total summed in InfluxDB (each series' first row, at
-    `first_ms`, added here: flux.total_tail) or, polled at another interval than today's, here sample by sample."""
+    """Points of raw windows and the legend of the range; a total of the bytes the rates moved, summed in InfluxDB
+    (`summed`), or, where the range holds samples written without them, of its samples here (`traw`)."""
     slots: dict[int, list] = defaultdict(lambda: [None, None, None])
     for column, name in ((0, "wmin"), (1, "wmean"), (2, "wmax")):
         for t, v in got.get(name, ()):
@@ -225,14 +241,10 @@ def _from_windows(
                 slots[t][column] = v
     points = [(t, s[0], s[1], s[2]) for t, s in sorted(slots.items()) if s[1] is not None and s[2] is not None]
     total = None
-    if totals and points and "traw" in got:  # polled at another interval than today's: summed here, sample by sample
-        total = stats.total([(t, v) for t, v in got["traw"] if v is not None], interval, spans)
-    elif totals and points:  # summed in InfluxDB with the interval of today, the one every sample was polled at
-        today = interval.now_s if isinstance(interval, Polled) else interval
-        total = _only(got, "tsum") or 0.0
-        for t, v in got.get("tfirst", ()):  # the series' first row, which elapsed() left out of the sum
-            if v is not None and t == first_ms:
-                total += v * sample_weight(t / 1000.0, None, today, spans.get(t))
+    if totals and points and "traw" in got:  # samples written before the pollers wrote bytes: summed here
+        total = stats.total([(t, v) for t, v in got["traw"] if v is not None], interval, spans, moved)
+    elif totals and points:  # every rate with its bytes: their sum
+        total = (summed or 0.0) * MOVED_SCALE
     legend = _legend(
         _only(got, "last"),
         _only(got, "avg"),

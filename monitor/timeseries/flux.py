@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from collectors.rollup import SPAN
 from monitor.timeseries.templates import GraphTemplate
 
 
@@ -110,29 +109,6 @@ def grid(start_ms: int, stop_ms: int, every_ms: int) -> list[int]:
     """The times of `window` rows: the range's start, then each window's start up to the range's end."""
     first = start_ms - start_ms % every_ms
     return [start_ms, *range(first + every_ms, stop_ms, every_ms)]
-
-
-def total_tail(interval_s: int, fields: Iterable[str]) -> str:
-    """Σ value x its span (`span_s`, read with the fields: what its counter delta covers) per series and field; a
-    sample written without one counts the time since the previous sample of its series, or one poll interval after
-    a gap longer than two. The fields' rows are joined to their span by time (pivot), weighted, and unpivoted again.
-    elapsed() drops each series' first row: that one is read apart (first()) and added in Python.
-
-    Needs `import "experimental"` (IMPORTS). The interval is a number from the device row, written into the text:
-    a parameter read in map() is looked up for every row (measured ten times slower); field names come from the
-    templates (code)."""
-    seconds = float(int(interval_s))
-    products = ", ".join(f"{name}: r.{name} * w" for name in fields)
-    return (
-        '|> pivot(rowKey: ["_time"], columnKey: ["_field"], valueColumn: "_value") |> sort(columns: ["_time"])\n'
-        f"  |> elapsed(unit: 1ms) |> map(fn: (r) => {{ w = if exists r.{SPAN} then r.{SPAN} "
-        f"else if r.elapsed > {2000 * int(interval_s)} then {seconds!r} else float(v: r.elapsed) / 1000.0\n"
-        f"    return {{r with {products}}} }})\n"
-        f'  |> drop(columns: ["{SPAN}", "elapsed"]) |> experimental.unpivot() |> sum()'
-    )
-
-
-IMPORTS = 'import "experimental"\n'  # what total_tail needs, at the head of its script
 
 
 def any_of(terms: list[str]) -> str:
