@@ -191,7 +191,7 @@ class Windows:
             self._close_hour(key, entry, out, with_total)
             entry[1] = t - t % HOUR
         accs = entry[2]
-        span = fields.get(SPAN) if with_total else None
+        span = fields.get(SPAN)
         for name, value in fields.items():
             if type(value) is not float or value - value != 0.0:  # floats only (ints are states), finite only
                 continue
@@ -213,7 +213,7 @@ class Windows:
                 if len(acc) > TOT5:
                     acc[TOT5] = 0.0
             if len(acc) > TOT5:
-                moved = fields.get(MOVED.get(name, ""))
+                moved = fields.get(MOVED[name]) if name in MOVED else None
                 if moved is not None:  # the bytes its counter delta moved, as the poller wrote them
                     acc[TOT5] += moved * MOVED_SCALE
                 else:
@@ -261,7 +261,7 @@ class Windows:
         and write the waiting lines due by then; a series with nothing left open is forgotten."""
         for key in list(self.series):
             entry = self.series[key]
-            want = totals.get(key.split(",", 1)[0], _NONE)
+            want = totals.get(key.partition(",")[0], _NONE)
             if now >= entry[0] + FIVE:
                 self._close_five(key, entry, out, want, delay_s)
                 if now >= entry[1] + HOUR:
@@ -272,15 +272,15 @@ class Windows:
             self.pending = [[due, line] for due, line in self.pending if due > now]
 
     def _close_five(
-        self, key: str, entry: list, out: dict[str, list[str]], totals: frozenset[str], delay_s: float = 0.0
+        self, key: str, entry: list, out: dict[str, list[str]], totals: frozenset[str], delay_s: float
     ) -> None:
         """Write the 5-minute window (or keep its line until `delay_s` after its end) and fold it into its hour
         (closing an older hour first)."""
         start, accs = entry[0], entry[2]
-        line = _render(key, start, accs, totals, mean=True)
+        line = _render(key, start, accs, totals, True)  # with its mean
         if line is None:
             return
-        if delay_s > 0:
+        if delay_s:
             self.pending.append([start + FIVE + delay_s, line])
         else:
             out.setdefault("5m", []).append(line)
@@ -310,7 +310,7 @@ class Windows:
     def _close_hour(self, key: str, entry: list, out: dict[str, list[str]], totals: frozenset[str]) -> None:
         hours = self.hours.pop(key, None)
         if hours:
-            line = _render(key, entry[1], hours, totals, mean=False)
+            line = _render(key, entry[1], hours, totals, False)  # no mean
             if line is not None:
                 out.setdefault("1h", []).append(line)
 
@@ -327,7 +327,7 @@ class Windows:
         """Windows from stored JSON; anything malformed starts afresh (those windows are then partial)."""
         if type(raw) is not dict or type(raw.get("five")) is not dict or type(raw.get("hours", "")) is not str:
             return cls()
-        five, pending = raw["five"], raw.get("pending", [])
+        five, pending = raw["five"], raw.get("pending")
         for key, entry in five.items():
             if not (type(key) is str and type(entry) is list and len(entry) == 3 and type(entry[2]) is dict):
                 return cls()
@@ -335,7 +335,7 @@ class Windows:
                 if type(acc) is not list or len(acc) not in (4, 6):
                     return cls()
         if type(pending) is not list or not all(_is_waiting(item) for item in pending):
-            pending = []  # those windows are lost; the open ones are kept
+            pending = None  # none, or those windows are lost; the open ones are kept
         if raw.get("hours"):
             return cls(five, hours_text=raw["hours"], pending=pending)
         return cls(five, pending=pending)
