@@ -231,3 +231,19 @@ def test_a_raw_tail_of_one_series_only_keeps_the_windows_extremes_and_is_drawn_f
     # The tail starts at 600 s, inside the chart's 900-s point from 0: its first point is drawn from 600 s (the
     # windows before it already fill that point), then on the grid.
     assert outbound["points"] == [[0, 2.0, 3.0, 4.0], [600 * S, 3.0, 3.25, 3.5], [900 * S, 2.5, 2.5, 2.5]]
+
+
+def test_an_aggregate_of_traffic_reads_each_rate_s_span_and_bytes_and_counts_the_bytes_in_bits():
+    from monitor.timeseries.aggregates import _moved, _raw_names
+
+    traffic = Plot("t", TEMPLATES["traffic"], (M60,))
+    names = _raw_names(traffic)
+    assert sorted(names) == ["in_bps", "in_bytes", "out_bps", "out_bytes", "span_s"]
+    assert all(stored == field for stored, field in names.items())
+    errors = Plot("e", TEMPLATES["errors"], (M60,))
+    assert _raw_names(errors) == {f: f for f in TEMPLATES["errors"].fields}  # no totals: the fields only
+    got = {(0, "in_bytes"): [(1, 10.0), (2, None), (3, 0.5)], (1, "in_bytes"): [(1, 7.0)], (0, "out_bytes"): [(1, 2.0)]}
+    assert _moved(got, 0, "in_bps") == {1: 80.0, 3: 4.0}
+    assert _moved(got, 1, "in_bps") == {1: 56.0}
+    assert _moved(got, 0, "out_bps") == {1: 16.0}
+    assert _moved(got, 2, "in_bps") == {} and _moved(got, 0, "in_errors") == {}

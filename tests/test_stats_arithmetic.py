@@ -168,3 +168,15 @@ def test_edge_windows_put_samples_in_the_chart_s_grid_the_first_from_its_start()
     assert edge_windows(points, since, five) == [[since, 2.0, 3.0, 4.0], [base + five, 1.0, 3.5, 6.0]]
     assert edge_windows([(base + 2 * five - 1, 5.0)], base, five) == [[base + five, 5.0, 5.0, 5.0]]
     assert edge_windows([], base, five) == []
+
+
+def test_a_total_counts_what_each_sample_moved_where_the_poller_wrote_it():
+    # 8 bit/s polled every 60 s. The bytes the poller wrote are the counter deltas: 60 B (480 bits) at 60 s; at 300 s
+    # 240 B after three unanswered polls (1,920 bits: whatever its span says); at 7 min no bytes but a span of 60 s;
+    # at 9 min neither: 120 s since the one before (the old rule). A sample's bytes stand even without its span.
+    points = [(MINUTE, 8.0), (5 * MINUTE, 8.0), (7 * MINUTE, 8.0), (9 * MINUTE, 8.0)]
+    moved = {MINUTE: 480.0, 5 * MINUTE: 1920.0}
+    spans = {5 * MINUTE: 60.0, 7 * MINUTE: 60.0}
+    assert total(points, 60.0, spans, moved) == 480.0 + 1920.0 + 480.0 + 960.0
+    assert total_between(points, 5 * MINUTE, 9 * MINUTE, 60.0, spans, moved) == 1920.0 + 480.0
+    assert total(points, 60.0, None, moved) == 480.0 + 1920.0 + 8.0 * 120 + 8.0 * 120
