@@ -108,7 +108,9 @@ def _names(field: str) -> tuple[str, ...]:
     return tuple(f"{escaped}_{stat}=" for stat in ("min", "max", "sum", "count", "total", "mean"))
 
 
-def _render(series: str, start: float, fields: dict[str, list], totals: frozenset[str], mean: bool) -> str | None:
+def _render(
+    series: str, start: float, fields: dict[str, list], totals: frozenset[str], mean: bool = False
+) -> str | None:
     """One line for a closed window (each accumulator's min, max, sum, count and total), or None when no field had
     a sample; a 5-minute window also gets its mean."""
     parts = []
@@ -226,10 +228,10 @@ class Windows:
         interval_s: float,
         out: dict[str, list[str]],
         series_of,
-        totals: Mapping[str, frozenset[str]] = TOTALS,
-        delay_s: float = 0.0,
+        totals: Mapping[str, frozenset[str]],
+        delay_s: float,
     ) -> None:
-        """Account every sample of a poll; `series_of(measurement, tags)` gives the escaped series key."""
+        """Account every sample of a poll (`take`'s); `series_of(measurement, tags)` gives the escaped series key."""
         for sample in samples:
             key = series_of(sample.measurement, tuple(sample.tags.items()))
             self.add(key, sample.measurement, sample.time, sample.fields, interval_s, out, totals, delay_s)
@@ -310,7 +312,7 @@ class Windows:
     def _close_hour(self, key: str, entry: list, out: dict[str, list[str]], totals: frozenset[str]) -> None:
         hours = self.hours.pop(key, None)
         if hours:
-            line = _render(key, entry[1], hours, totals, False)  # no mean
+            line = _render(key, entry[1], hours, totals)  # no mean
             if line is not None:
                 out.setdefault("1h", []).append(line)
 
@@ -325,7 +327,11 @@ class Windows:
     @classmethod
     def from_raw(cls, raw: object) -> Windows:
         """Windows from stored JSON; anything malformed starts afresh (those windows are then partial)."""
-        if type(raw) is not dict or type(raw.get("five")) is not dict or type(raw.get("hours", "")) is not str:
+        if (
+            type(raw) is not dict
+            or type(raw.get("five")) is not dict
+            or ("hours" in raw and type(raw["hours"]) is not str)
+        ):
             return cls()
         five, pending = raw["five"], raw.get("pending")
         for key, entry in five.items():

@@ -416,7 +416,8 @@ def poll(windows: Windows, t: float, fields: dict | None, delay: float = 0.0) ->
 def test_a_poll_at_a_window_s_end_writes_that_window_with_its_total_at_once():
     windows = Windows()
     assert poll(windows, H + 240, {"in_bps": 2.0, "span_s": 60.0}) == {}
-    out = poll(windows, H + 300, {"in_bps": 3.0, "span_s": 60.0})
+    sample = Sample("interface", {"device": "1", "port": "1/g1"}, {"in_bps": 3.0, "span_s": 60.0}, H + 300)
+    out = windows.take([sample], 60.0, H + 300, series_key)  # no write delay said: none
     assert lines(out, "5m") == {
         H: {
             "in_bps_min": 2.0,
@@ -495,3 +496,20 @@ def test_a_field_without_a_total_keeps_four_numbers_in_its_open_window():
 def test_hours_that_are_not_text_refuse_the_whole_stored_form():
     assert Windows.from_raw({"five": {"k": [0.0, 0.0, {}]}, "hours": 1}).series == {}
     assert Windows.from_raw({"five": {"k": [0.0, 0.0, {}]}}).series == {"k": [0.0, 0.0, {}]}
+
+
+def test_a_total_of_a_field_without_bytes_counts_rate_x_span():
+    # Totals asked of a rate the poller writes no bytes for (a volume's read_bps): each sample for its span.
+    windows, out = Windows(), {}
+    for t, value, span in ((H + 10, 3.0, 60.0), (H + 70, 5.0, 20.0)):
+        windows.add(
+            "volume,device=1,volume=v",
+            "volume",
+            t,
+            {"read_bps": value, "span_s": span},
+            60.0,
+            out,
+            {"volume": frozenset({"read_bps"})},
+        )
+    windows.close_due(H + 300, out, {"volume": frozenset({"read_bps"})})
+    assert lines(out, "5m")[H]["read_bps_total"] == 3.0 * 60 + 5.0 * 20
