@@ -247,3 +247,27 @@ def test_an_aggregate_of_traffic_reads_each_rate_s_span_and_bytes_and_counts_the
     assert _moved(got, 1, "in_bps") == {1: 56.0}
     assert _moved(got, 0, "out_bps") == {1: 16.0}
     assert _moved(got, 2, "in_bps") == {} and _moved(got, 0, "in_errors") == {}
+
+
+def test_a_sample_with_a_span_covers_it_back_from_its_time():
+    from monitor.timeseries.aggregates import _spans
+
+    times = [0, 60 * S, 300 * S]
+    assert _own_since(times, 2, 60 * S, {300 * S: 240.0}) == 60 * S  # after three unanswered polls: 240 s back
+    assert _own_since(times, 2, 60 * S, {300 * S: 0.5}) == 299_500  # to the millisecond
+    assert _own_since(times, 2, 60 * S, {300 * S: 0.0}) == 240 * S  # no span: 240 s after the one before is a gap
+    assert _own_since(times, 1, 60 * S, {300 * S: 240.0}) == 0  # a sample without one: since the one before
+    assert _spans({(0, "span_s"): [(1, 60.0), (2, None)], (1, "span_s"): [(3, 1.0)]}, 0) == {1: 60.0}
+
+
+def test_the_answer_after_an_outage_fills_the_steps_its_span_covers():
+    # Polled every 300 s: answers at 300 s and at 1,500 s, the second spanning the 1,200 s since the first.
+    samples = [(300 * S, 1.0), (1500 * S, 5.0)]
+    spans = {1500 * S: 1200.0}
+    got = dict(_resample(samples, M300, 300 * S, None, spans))
+    # The first (no span, no sample before) covers one interval back: the step at 0 too.
+    assert got == {0: 1.0, 300 * S: 1.0, 600 * S: 5.0, 900 * S: 5.0, 1200 * S: 5.0, 1500 * S: 5.0}
+    without = {0: 1.0, 300 * S: 1.0, 1200 * S: 5.0, 1500 * S: 5.0}  # 1,200 s without a span: a gap
+    assert dict(_resample(samples, M300, 300 * S)) == without
+    assert _value_in(samples, M300, 600 * S, 900 * S, 2000 * S, spans) == 5.0
+    assert _value_in(samples, M300, 600 * S, 900 * S, 2000 * S) is None

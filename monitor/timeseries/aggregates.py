@@ -184,7 +184,9 @@ def _spans(got: dict, index: int) -> dict[int, float]:
 def _moved(got: dict, index: int, field: str) -> dict[int, float]:
     """{t ms: what the rate moved, in its unit x s} of a member's samples of `field` (`_read`'s rows of its bytes)."""
     name = MOVED.get(field)
-    return {t: v * MOVED_SCALE for t, v in got.get((index, name), []) if v is not None} if name else {}
+    if name is None:
+        return {}
+    return {t: v * MOVED_SCALE for t, v in got.get((index, name), []) if v is not None}
 
 
 def _margin_s(plot: Plot) -> int:
