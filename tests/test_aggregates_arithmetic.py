@@ -258,6 +258,7 @@ def test_a_sample_with_a_span_covers_it_back_from_its_time():
     assert _own_since(times, 2, 60 * S, {300 * S: 0.0}) == 240 * S  # no span: 240 s after the one before is a gap
     assert _own_since(times, 1, 60 * S, {300 * S: 240.0}) == 0  # a sample without one: since the one before
     assert _spans({(0, "span_s"): [(1, 60.0), (2, None)], (1, "span_s"): [(3, 1.0)]}, 0) == {1: 60.0}
+    assert _spans({}, 0) == {}  # a member with no sample there
 
 
 def test_the_answer_after_an_outage_fills_the_steps_its_span_covers():
