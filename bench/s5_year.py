@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from collectors.influx import InfluxWriter
+from collectors.rollup import spanned
 from collectors.samples import Sample
 
 YEAR_S = 365 * 86400
@@ -66,8 +67,9 @@ def _write(out: InfluxWriter, batch: list[Sample]) -> int:
     return 2 * len(batch)
 
 
-def switch_polls(device_key: str, at: float, ports: int = 52) -> list[Sample]:
-    """What a poll of a busy 52-port switch returns at `at`: every port's rates, CPU, memory, two temperatures."""
+def switch_polls(device_key: str, at: float, ports: int = 52, span_s: float | None = None) -> list[Sample]:
+    """What a poll of a busy 52-port switch returns at `at`: every port's rates, CPU, memory, two temperatures;
+    with `span_s` (the time since the poll before), what its rates cover as the poller writes it."""
     hour = (at % DAY) / 3600.0
     office = 0.2 + 0.8 * math.exp(-(((hour - 14.0) / 3.5) ** 2))
     samples = []
@@ -88,6 +90,7 @@ def switch_polls(device_key: str, at: float, ports: int = 52) -> list[Sample]:
             "oper_up": 1,
         }
         name = f"1/g{port}" if port <= 48 else f"1/xg{port - 48}"
+        fields = spanned(fields, span_s) if span_s else fields
         samples.append(Sample("interface", {"device": device_key, "port": name}, fields, at))
     system = {"cpu_util": 8.0 + 20 * office, "mem_used_bytes": 1.5e8 + 1e7 * office, "mem_total_bytes": 2.5e8}
     samples.append(Sample("system", {"device": device_key}, system, at))
@@ -105,11 +108,12 @@ def switch_year(out: InfluxWriter, device_key: str, days: int = 366, raw_days: i
     history = HistoryWriter(out)
     end = time.time() // 300 * 300
     at, polls = end - days * DAY, 0
+    before = at - old_step
     while at < end:
         raw = at >= end - raw_days * DAY
         step = 60 if raw else old_step
-        history.poll(device_key, at, switch_polls(device_key, at), step, raw=raw)
-        at, polls = at + step, polls + 1
+        history.poll(device_key, at, switch_polls(device_key, at, span_s=at - before), step, raw=raw)
+        before, at, polls = at, at + step, polls + 1
     history.close(end)
     if history.failed:
         raise RuntimeError(f"InfluxDB refused {history.failed} writes of the switch's year")

@@ -10,6 +10,7 @@ from collectors.counters import TOO_SOON, counter_rate, min_rate_interval, new_r
 from collectors.interfaces import Port, read_ports
 from collectors.metrics import read_metrics, scalar_oids
 from collectors.profiles import IF_COUNTER_GROUPS, Profile
+from collectors.rollup import MOVED, SPAN, TOTALS
 from collectors.samples import CounterState, Sample
 from collectors.sessions import open_session
 from collectors.snmptypes import SnmpError, SnmpTarget
@@ -18,6 +19,7 @@ SYS_UPTIME = "1.3.6.1.2.1.1.3.0"
 UPTIME_WRAP = 2**32  # TimeTicks wrap after 497 days: that is not a reboot
 UNKNOWN_SPEED_BPS = 1e12  # no port is faster than 1 Tbit/s: the line-rate check of a port whose speed is unknown
 MIN_FRAME_BITS = 84 * 8  # the shortest Ethernet frame on the wire (64 bytes + preamble + gap): most packets/s
+SPANNED = TOTALS["interface"]  # a port's rates with totals: their sample says what their counter deltas cover
 
 
 @dataclass
@@ -135,6 +137,7 @@ def _port_sample(
         ("out_bps", port.out_octets, max_bytes, 8.0, octets_at),
     ]
     counters += [(name, value, max_packets, 1.0, counters_at) for name, value in port.counters.items()]
+    spans = set()
     for name, value, limit, scale, at in counters:
         kind = value.kind
         if kind == "counter64":
@@ -159,6 +162,12 @@ def _port_sample(
             result.gaps[f"{port.name} {name}"] = rate.reason
         else:
             fields[name] = rate.per_second * scale
+            if name in SPANNED:
+                span = reading.at - before.at
+                spans.add(span)
+                fields[MOVED[name]] = rate.per_second * span  # the octets it moved: its counter delta
+    if len(spans) == 1:  # in and out from other readings (one's width changed as the other's came too soon): none
+        fields[SPAN] = spans.pop()
     return Sample("interface", {"device": device_key, "port": port.name}, fields, read_at)
 
 

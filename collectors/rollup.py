@@ -51,8 +51,17 @@ def written_by_s(step_s: int, interval_s: float) -> float:
     return begun_by_s(step_s, interval_s) + WRITE_SLACK_S
 
 
-# Fields whose legend shows a total (rate x the sample's own interval): kept as `<field>_total` in each window.
+# Fields whose legend shows a total (rate x the time its counter delta covers): kept as `<field>_total` per window.
 TOTALS: Mapping[str, frozenset[str]] = {"interface": frozenset(("in_bps", "out_bps"))}
+# The field of a sample with totals saying what its rates' counter deltas cover (s): the time between the two
+# readings they came from (collectors/poll.py). Not a statistic of its own: windows keep no min/max/sum of it.
+SPAN = "span_s"
+# The fields of a sample with totals holding what each rate's counter delta moved (bytes: rate x span / 8, the octet
+# delta itself; collectors/poll.py), and the rate's units per unit of them (bit/s per byte/s). A raw total is their
+# sum, which InfluxDB sums where it stores them (docs/graphs.md). Not statistics either.
+MOVED: Mapping[str, str] = {"in_bps": "in_bytes", "out_bps": "out_bytes"}
+MOVED_SCALE = 8.0
+NOT_STATS = frozenset((SPAN, *MOVED.values()))
 _NONE: frozenset[str] = frozenset()
 # A field's open 5-minute window: min, max, sum, count; fields with a total also keep it and when their last
 # sample was seen (the others keep four numbers: what a poll reads and writes back is two thirds as long).
@@ -74,9 +83,19 @@ def _latest_write_delay_s(interval_s: float) -> float:
     return float(SPREAD_S) if interval_s <= SPREAD_S else 0.0
 
 
-def sample_weight(t: float, last: float | None, interval_s: float) -> float:
-    """The interval a rate sample stands for: the time since the series' previous sample, unless that is a gap
-    (longer than twice the poll interval) or there is none: then one poll interval."""
+def spanned(fields: Mapping[str, float | int], span_s: float) -> dict[str, float | int]:
+    """A port sample's fields with what its rates cover, as the poller writes them: their span and the bytes each
+    moved (for writers of made-up polls: the demo's history, benchmarks)."""
+    moved = {MOVED[name]: value * span_s / MOVED_SCALE for name, value in fields.items() if name in MOVED}
+    return {**fields, SPAN: float(span_s), **moved} if moved else dict(fields)
+
+
+def sample_weight(t: float, last: float | None, interval_s: float, span_s: float | None = None) -> float:
+    """The time a rate sample counts for in a total: its span (`span_s`, what its counter delta covers) when the
+    poller wrote one; for samples written before spans were: the time since the series' previous sample, unless
+    that is a gap (longer than twice the poll interval) or there is none: then one poll interval."""
+    if span_s is not None and span_s > 0.0:
+        return span_s
     if last is not None and 0.0 < t - last <= 2.0 * interval_s:
         return t - last
     return interval_s
@@ -89,7 +108,9 @@ def _names(field: str) -> tuple[str, ...]:
     return tuple(f"{escaped}_{stat}=" for stat in ("min", "max", "sum", "count", "total", "mean"))
 
 
-def _render(series: str, start: float, fields: dict[str, list], totals: frozenset[str], mean: bool) -> str | None:
+def _render(
+    series: str, start: float, fields: dict[str, list], totals: frozenset[str], mean: bool = False
+) -> str | None:
     """One line for a closed window (each accumulator's min, max, sum, count and total), or None when no field had
     a sample; a 5-minute window also gets its mean."""
     parts = []
@@ -172,8 +193,11 @@ class Windows:
             self._close_hour(key, entry, out, with_total)
             entry[1] = t - t % HOUR
         accs = entry[2]
+        span = fields.get(SPAN)
         for name, value in fields.items():
             if type(value) is not float or value - value != 0.0:  # floats only (ints are states), finite only
+                continue
+            if with_total and name in NOT_STATS:  # what the rates cover, not values of their own
                 continue
             acc = accs.get(name)
             if acc is None:
@@ -191,7 +215,11 @@ class Windows:
                 if len(acc) > TOT5:
                     acc[TOT5] = 0.0
             if len(acc) > TOT5:
-                acc[TOT5] += value * sample_weight(t, acc[LAST], interval_s)
+                moved = fields.get(MOVED[name]) if name in MOVED else None
+                if moved is not None:  # the bytes its counter delta moved, as the poller wrote them
+                    acc[TOT5] += moved * MOVED_SCALE
+                else:
+                    acc[TOT5] += value * sample_weight(t, acc[LAST], interval_s, span)
                 acc[LAST] = t
 
     def add_samples(
@@ -200,10 +228,10 @@ class Windows:
         interval_s: float,
         out: dict[str, list[str]],
         series_of,
-        totals: Mapping[str, frozenset[str]] = TOTALS,
-        delay_s: float = 0.0,
+        totals: Mapping[str, frozenset[str]],
+        delay_s: float,
     ) -> None:
-        """Account every sample of a poll; `series_of(measurement, tags)` gives the escaped series key."""
+        """Account every sample of a poll (`take`'s); `series_of(measurement, tags)` gives the escaped series key."""
         for sample in samples:
             key = series_of(sample.measurement, tuple(sample.tags.items()))
             self.add(key, sample.measurement, sample.time, sample.fields, interval_s, out, totals, delay_s)
@@ -235,7 +263,7 @@ class Windows:
         and write the waiting lines due by then; a series with nothing left open is forgotten."""
         for key in list(self.series):
             entry = self.series[key]
-            want = totals.get(key.split(",", 1)[0], _NONE)
+            want = totals.get(key.partition(",")[0], _NONE)
             if now >= entry[0] + FIVE:
                 self._close_five(key, entry, out, want, delay_s)
                 if now >= entry[1] + HOUR:
@@ -246,15 +274,15 @@ class Windows:
             self.pending = [[due, line] for due, line in self.pending if due > now]
 
     def _close_five(
-        self, key: str, entry: list, out: dict[str, list[str]], totals: frozenset[str], delay_s: float = 0.0
+        self, key: str, entry: list, out: dict[str, list[str]], totals: frozenset[str], delay_s: float
     ) -> None:
         """Write the 5-minute window (or keep its line until `delay_s` after its end) and fold it into its hour
         (closing an older hour first)."""
         start, accs = entry[0], entry[2]
-        line = _render(key, start, accs, totals, mean=True)
+        line = _render(key, start, accs, totals, True)  # with its mean
         if line is None:
             return
-        if delay_s > 0:
+        if delay_s:
             self.pending.append([start + FIVE + delay_s, line])
         else:
             out.setdefault("5m", []).append(line)
@@ -284,7 +312,7 @@ class Windows:
     def _close_hour(self, key: str, entry: list, out: dict[str, list[str]], totals: frozenset[str]) -> None:
         hours = self.hours.pop(key, None)
         if hours:
-            line = _render(key, entry[1], hours, totals, mean=False)
+            line = _render(key, entry[1], hours, totals)  # no mean
             if line is not None:
                 out.setdefault("1h", []).append(line)
 
@@ -299,9 +327,13 @@ class Windows:
     @classmethod
     def from_raw(cls, raw: object) -> Windows:
         """Windows from stored JSON; anything malformed starts afresh (those windows are then partial)."""
-        if type(raw) is not dict or type(raw.get("five")) is not dict or type(raw.get("hours", "")) is not str:
+        if (
+            type(raw) is not dict
+            or type(raw.get("five")) is not dict
+            or ("hours" in raw and type(raw["hours"]) is not str)
+        ):
             return cls()
-        five, pending = raw["five"], raw.get("pending", [])
+        five, pending = raw["five"], raw.get("pending")
         for key, entry in five.items():
             if not (type(key) is str and type(entry) is list and len(entry) == 3 and type(entry[2]) is dict):
                 return cls()
@@ -309,7 +341,7 @@ class Windows:
                 if type(acc) is not list or len(acc) not in (4, 6):
                     return cls()
         if type(pending) is not list or not all(_is_waiting(item) for item in pending):
-            pending = []  # those windows are lost; the open ones are kept
+            pending = None  # none, or those windows are lost; the open ones are kept
         if raw.get("hours"):
             return cls(five, hours_text=raw["hours"], pending=pending)
         return cls(five, pending=pending)

@@ -231,3 +231,44 @@ def test_a_raw_tail_of_one_series_only_keeps_the_windows_extremes_and_is_drawn_f
     # The tail starts at 600 s, inside the chart's 900-s point from 0: its first point is drawn from 600 s (the
     # windows before it already fill that point), then on the grid.
     assert outbound["points"] == [[0, 2.0, 3.0, 4.0], [600 * S, 3.0, 3.25, 3.5], [900 * S, 2.5, 2.5, 2.5]]
+
+
+def test_an_aggregate_of_traffic_reads_each_rate_s_span_and_bytes_and_counts_the_bytes_in_bits():
+    from monitor.timeseries.aggregates import _moved, _raw_names
+
+    traffic = Plot("t", TEMPLATES["traffic"], (M60,))
+    names = _raw_names(traffic)
+    assert sorted(names) == ["in_bps", "in_bytes", "out_bps", "out_bytes", "span_s"]
+    assert all(stored == field for stored, field in names.items())
+    errors = Plot("e", TEMPLATES["errors"], (M60,))
+    assert _raw_names(errors) == {f: f for f in TEMPLATES["errors"].fields}  # no totals: the fields only
+    got = {(0, "in_bytes"): [(1, 10.0), (2, None), (3, 0.5)], (1, "in_bytes"): [(1, 7.0)], (0, "out_bytes"): [(1, 2.0)]}
+    assert _moved(got, 0, "in_bps") == {1: 80.0, 3: 4.0}
+    assert _moved(got, 1, "in_bps") == {1: 56.0}
+    assert _moved(got, 0, "out_bps") == {1: 16.0}
+    assert _moved(got, 2, "in_bps") == {} and _moved(got, 0, "in_errors") == {}
+
+
+def test_a_sample_with_a_span_covers_it_back_from_its_time():
+    from monitor.timeseries.aggregates import _spans
+
+    times = [0, 60 * S, 300 * S]
+    assert _own_since(times, 2, 60 * S, {300 * S: 240.0}) == 60 * S  # after three unanswered polls: 240 s back
+    assert _own_since(times, 2, 60 * S, {300 * S: 0.5}) == 299_500  # to the millisecond
+    assert _own_since(times, 2, 60 * S, {300 * S: 0.0}) == 240 * S  # no span: 240 s after the one before is a gap
+    assert _own_since(times, 1, 60 * S, {300 * S: 240.0}) == 0  # a sample without one: since the one before
+    assert _spans({(0, "span_s"): [(1, 60.0), (2, None)], (1, "span_s"): [(3, 1.0)]}, 0) == {1: 60.0}
+    assert _spans({}, 0) == {}  # a member with no sample there
+
+
+def test_the_answer_after_an_outage_fills_the_steps_its_span_covers():
+    # Polled every 300 s: answers at 300 s and at 1,500 s, the second spanning the 1,200 s since the first.
+    samples = [(300 * S, 1.0), (1500 * S, 5.0)]
+    spans = {1500 * S: 1200.0}
+    got = dict(_resample(samples, M300, 300 * S, None, spans))
+    # The first (no span, no sample before) covers one interval back: the step at 0 too.
+    assert got == {0: 1.0, 300 * S: 1.0, 600 * S: 5.0, 900 * S: 5.0, 1200 * S: 5.0, 1500 * S: 5.0}
+    without = {0: 1.0, 300 * S: 1.0, 1200 * S: 5.0, 1500 * S: 5.0}  # 1,200 s without a span: a gap
+    assert dict(_resample(samples, M300, 300 * S)) == without
+    assert _value_in(samples, M300, 600 * S, 900 * S, 2000 * S, spans) == 5.0
+    assert _value_in(samples, M300, 600 * S, 900 * S, 2000 * S) is None

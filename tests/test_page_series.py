@@ -43,7 +43,8 @@ def page(clean_backends, tmp_path):
             history, str(device.pk), f"p/{port}", old, lambda t, r=rate: r * (1 + (t % 3600) / 3600), 300, raw=False
         )
         recent = [now - 2 * DAY + 60 * i for i in range(2 * 1440)]
-        port_polls(history, str(device.pk), f"p/{port}", recent, lambda t, r=rate: r * (1 + (t % 3600) / 3600), 60)
+        wave = lambda t, r=rate: r * (1 + (t % 3600) / 3600)  # noqa: E731
+        port_polls(history, str(device.pk), f"p/{port}", recent, wave, 60, spans=True)  # as the pollers write now
         port_polls(history, str(device.pk), f"p/{port}", recent, lambda t: 0.5, 60, field="in_errors")
     history.close(now)
     assert history.failed == 0

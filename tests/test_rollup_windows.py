@@ -57,6 +57,18 @@ def test_a_closed_window_holds_min_max_sum_count_mean_and_total():
     assert "speed_bps_min" not in stats  # integers are states, not rolled up
 
 
+def test_a_window_totals_each_sample_for_its_span_and_keeps_no_statistics_of_the_span():
+    # Polled every 300 s: the answer after three unanswered polls spans 1,200 s, the next one 300 s.
+    windows, out = Windows(), {}
+    for t, value, span in ((HOUR + 100, 8.0, 300.0), (HOUR + 1300, 4.0, 1200.0), (HOUR + 1600, 2.0, 300.0)):
+        windows.add(KEY, "interface", t, {"in_bps": value, "span_s": span}, 300.0, out)
+    windows.close_due(HOUR + 3600, out)
+    totals = [fields_of(line)[1]["in_bps_total"] for line in out["5m"]]
+    assert totals == [8.0 * 300, 4.0 * 1200, 2.0 * 300]
+    assert not [name for line in out["5m"] + out["1h"] for name in fields_of(line)[1] if name.startswith("span_s")]
+    assert fields_of(out["1h"][0])[1]["in_bps_total"] == 2400.0 + 4800.0 + 600.0
+
+
 def test_an_hour_is_exactly_its_windows_whatever_their_sample_counts():
     windows = Windows()
     points = [(HOUR + 10 * i, 100.0) for i in range(30)] + [(HOUR + 300 + 300 * i, 0.0) for i in range(11)]
@@ -145,6 +157,11 @@ def test_a_total_never_spans_a_gap():
     assert sample_weight(1000.0, 870.0, 60.0) == 60.0  # 130 s: more than two intervals, a gap
     assert sample_weight(1000.0, 500.0, 60.0) == 60.0  # after a gap longer than two intervals: one interval
     assert sample_weight(1000.0, None, 60.0) == 60.0
+    # A sample with its span counts for it: after an outage, the 1,200 s its counter delta covers.
+    assert sample_weight(1000.0, 700.0, 300.0, 1200.0) == 1200.0
+    assert sample_weight(1000.0, None, 300.0, 0.5) == 0.5
+    assert sample_weight(1000.0, 700.0, 300.0, 0.0) == 300.0  # no span: the spacing rule
+    assert sample_weight(1000.0, 700.0, 300.0, None) == 300.0
     windows = Windows()
     out = feed(windows, [(HOUR, 10.0), (HOUR + 60, 10.0), (HOUR + 1200, 10.0), (HOUR + 1260, 10.0)])
     windows.close_due(HOUR + 3600, out)

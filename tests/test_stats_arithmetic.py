@@ -133,3 +133,50 @@ def test_windows_of_samples_give_min_mean_and_max_aligned_to_the_epoch():
     hour = 3_600_000
     assert windowed(points, hour) == [[base - base % hour, 1.0, 3.5, 9.0]]
     assert base % hour == 600_000
+
+
+def test_a_total_counts_each_sample_for_its_span_where_the_poller_wrote_one():
+    # 1 B/s polled every 60 s: the answer at 300 s after three unanswered polls spans the 240 s since the last one;
+    # a sample after a reset spans only the 60 s since the reading at it (its neighbour 120 s before bridges nothing).
+    points = [(0, 1.0), (MINUTE, 1.0), (5 * MINUTE, 2.0), (7 * MINUTE, 3.0)]
+    spans = {0: 60.0, MINUTE: 60.0, 5 * MINUTE: 240.0, 7 * MINUTE: 60.0}
+    assert total(points, 60.0, spans) == 60.0 + 60.0 + 480.0 + 180.0
+    assert total_between(points, 5 * MINUTE, None, 60.0, spans) == 660.0  # the outage counts in the answer's range
+    assert total_between(points, MINUTE + 1, 7 * MINUTE, 60.0, spans) == 480.0
+    # A sample without a span (written before spans were) goes by the spacing rule: 120 s since the one before.
+    assert total(points, 60.0, {0: 60.0, MINUTE: 60.0, 5 * MINUTE: 240.0}) == 60.0 + 60.0 + 480.0 + 360.0
+    assert total(points, 60.0, None) == total(points, 60.0) == 60.0 + 60.0 + 120.0 + 360.0
+
+
+def test_a_sample_without_a_span_goes_by_the_interval_it_was_polled_at():
+    from monitor.timeseries.intervals import Polled
+
+    # Polled every 300 s then (the records say so), every 60 s today: 300 s spacings are no gap.
+    polled = Polled([(0, 300), (300_000, 300), (600_000, 300)], 60)
+    points = [(0, 1.0), (300_000, 1.0), (600_000, 1.0)]
+    assert total(points, polled) == 900.0
+    assert total(points, 60.0) == 180.0
+
+
+def test_edge_windows_put_samples_in_the_chart_s_grid_the_first_from_its_start():
+    from monitor.timeseries.stats import edge_windows
+
+    five = 300_000
+    base = 5_666_666 * five  # on a 5-minute boundary
+    points = [(base + 200_000, 4.0), (base + 250_000, 2.0), (base + five, 6.0), (base + five + 1, 1.0)]
+    since = base + 100_000  # the first interval starts here, not at the boundary before it
+    assert edge_windows(points, since, five) == [[since, 2.0, 3.0, 4.0], [base + five, 1.0, 3.5, 6.0]]
+    assert edge_windows([(base + 2 * five - 1, 5.0)], base, five) == [[base + five, 5.0, 5.0, 5.0]]
+    assert edge_windows([], base, five) == []
+
+
+def test_a_total_counts_what_each_sample_moved_where_the_poller_wrote_it():
+    # 8 bit/s polled every 60 s. The bytes the poller wrote are the counter deltas: 60 B (480 bits) at 60 s; at 300 s
+    # 240 B after three unanswered polls (1,920 bits: whatever its span says); at 7 min no bytes but a span of 60 s;
+    # at 9 min neither: 120 s since the one before (the old rule). A sample's bytes stand even without its span.
+    points = [(MINUTE, 8.0), (5 * MINUTE, 8.0), (7 * MINUTE, 8.0), (9 * MINUTE, 8.0)]
+    moved = {MINUTE: 480.0, 5 * MINUTE: 1920.0}
+    spans = {5 * MINUTE: 60.0, 7 * MINUTE: 60.0}
+    assert total(points, 60.0, spans, moved) == 480.0 + 1920.0 + 480.0 + 960.0
+    assert total_between(points, 5 * MINUTE, 9 * MINUTE, 60.0, spans, moved) == 1920.0 + 480.0
+    assert total(points, 60.0, None, moved) == 480.0 + 1920.0 + 8.0 * 120 + 8.0 * 120

@@ -10,6 +10,7 @@ from pathlib import Path
 from django.conf import settings
 
 from collectors.influx import InfluxWriter
+from collectors.rollup import spanned
 from collectors.samples import Sample
 from monitor.core import services
 from monitor.timeseries import client, tiers
@@ -55,13 +56,20 @@ def port_polls(
     interval_s: float,
     raw: bool | None = None,
     field: str = "in_bps",
+    spans: bool = False,
 ) -> None:
     """One sample of `port` per time, `rate(t)` bit/s, written with its rollups as a poll would write it; its raw
-    sample too where `raw` (None: where the raw bucket still takes it, as after its retention)."""
+    sample too where `raw` (None: where the raw bucket still takes it, as after its retention). `spans`: with what
+    the rate covers, as the pollers write it now (its span, the time since the time before, and the bytes it moved);
+    else as written before they did."""
     kept_from = raw_kept_from()
+    before = None
     for at in times:
         value = rate(at)
         fields = {field: float(value)} if value is not None and math.isfinite(value) else {}
+        if spans and fields:
+            fields = spanned(fields, at - before if before is not None else interval_s)
+        before = at
         sample = Sample("interface", {"device": device, "port": port}, fields, at)
         history.poll(device, at, [sample], interval_s, at >= kept_from if raw is None else raw)
 

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from collectors.influx import InfluxWriter
 from collectors.poll import poll_device
 from collectors.profiles import Profile
+from collectors.rollup import NOT_STATS, TOTALS, spanned
 from collectors.samples import Sample
 from collectors.snmptypes import SnmpTarget
 from monitor.devstack.story import Story
@@ -76,6 +77,15 @@ def past(sample: Sample, t: float, rng: random.Random, story: Story | None = Non
     return Sample(sample.measurement, dict(sample.tags), fields, t) if fields else None
 
 
+def covering(sample: Sample, span_s: float) -> Sample:
+    """A made-up port sample with what its rates cover, as the poller writes them (the span of the poll it was made
+    from, two seconds, and its bytes are not this one's): the time since the poll before, and the bytes moved."""
+    if sample.measurement not in TOTALS:
+        return sample
+    fields = {name: value for name, value in sample.fields.items() if name not in NOT_STATS}
+    return sample._replace(fields=spanned(fields, span_s))
+
+
 def write(
     writer: InfluxWriter,
     devices: list[tuple[str, SnmpTarget, Profile | None]],
@@ -97,13 +107,14 @@ def write(
     for key, samples in shapes.items():
         story = stories.get(key)
         t = end - days * DAY
+        before = t - old_step
         while t < end:
             raw = t >= end - RAW_DAYS * DAY
             step = step_s if raw else old_step
             made = [s for s in (past(x, t, rng, story) for x in samples if x.measurement != "poller") if s]
-            history.poll(key, t, made, step, raw=raw)
+            history.poll(key, t, [covering(s, t - before) for s in made], step, raw=raw)
             polls += 1
-            t += step
+            before, t = t, t + step
         progress(f"history of device {key} written")
     history.close(end)
     if history.failed:

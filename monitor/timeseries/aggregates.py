@@ -1,14 +1,15 @@
 """Aggregate graphs: each member resampled to the step, the members summed per step, then points and legend of
-that sum. A member counts in a step when it has a sample there, when its next sample's own interval reaches into
-the step (a poll late or at another phase), or at a live range's end while its next poll is not due; it is missing
-only when it has no sample within its interval. From a rollup tier, the raw samples after the newest window are
-one more point (docs/graphs.md)."""
+that sum. A member counts in a step when it has a sample there, when its next sample's span (what its counter delta
+covers) reaches into the step (a poll late or at another phase, an outage), or at a live range's end while its next
+poll is not due; it is missing only when no sample covers the step. From a rollup tier, the raw samples after the
+newest window are one more point (docs/graphs.md)."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from datetime import timedelta
 
+from collectors.rollup import MOVED, MOVED_SCALE, SPAN
 from monitor.timeseries import cache, intervals, stats, tiers
 from monitor.timeseries.client import run
 from monitor.timeseries.flux import Member, Params, Plot, any_of, chain, keep_columns, series_predicate
@@ -135,27 +136,57 @@ def _tail(plot: Plot, since, span: Window, step_s: int) -> dict[str, tuple[list,
     # pragma: no mutate block (reads InfluxDB and the cache: tests/test_planted_aggregates.py)
     raw = tiers.tiers()[0]
     fields = plot.template.fields
-    got = _read(plot, raw, since, span.end, {f: f for f in fields}, _margin_s(plot))
+    got = _read(plot, raw, since, span.end, _raw_names(plot), _margin_s(plot))
     since_ms, until_ms, now_ms = (int(x.timestamp() * 1000) for x in (since, span.end, span.now))
     slots = range(since_ms, until_ms, step_s * 1000)
+    spans = [_spans(got, index) for index in range(len(plot.members))]
     out: dict[str, tuple[list, float]] = {}
     for field in fields:
         members = [[(t, v) for t, v in got.get((i, field), []) if v is not None] for i in range(len(plot.members))]
         steps = []
         for slot in slots:
             found = [
-                _value_in(samples, member, slot, min(slot + step_s * 1000, until_ms), now_ms)
-                for member, samples in zip(plot.members, members, strict=True)
+                _value_in(samples, member, slot, min(slot + step_s * 1000, until_ms), now_ms, spans[index])
+                for index, (member, samples) in enumerate(zip(plot.members, members, strict=True))
             ]
             values = [v for v in found if v is not None]
             if values:
                 steps.append((slot, sum(values)))
         total = sum(
-            stats.total_between(samples, since_ms, until_ms, got.get((index, POLLED), member.interval_s))
+            stats.total_between(
+                samples,
+                since_ms,
+                until_ms,
+                got.get((index, POLLED), member.interval_s),
+                spans[index],
+                _moved(got, index, field),
+            )
             for index, (member, samples) in enumerate(zip(plot.members, members, strict=True))
         )
         out[field] = (steps, total)
     return out
+
+
+def _raw_names(plot: Plot) -> dict[str, str]:
+    """The stored fields of raw samples an aggregate reads: its fields, and their span and the bytes each rate
+    moved where they have totals."""
+    if not plot.template.totals:
+        return {f: f for f in plot.template.fields}
+    moved = [MOVED[f] for f in plot.template.fields if f in MOVED]
+    return {f: f for f in (*plot.template.fields, SPAN, *moved)}
+
+
+def _spans(got: dict, index: int) -> dict[int, float]:
+    """{t ms: span} of a member's samples (`_read`'s rows of `span_s`)."""
+    return {t: v for t, v in got.get((index, SPAN), []) if v is not None}
+
+
+def _moved(got: dict, index: int, field: str) -> dict[int, float]:
+    """{t ms: what the rate moved, in its unit x s} of a member's samples of `field` (`_read`'s rows of its bytes)."""
+    name = MOVED.get(field)
+    if name is None:
+        return {}
+    return {t: v * MOVED_SCALE for t, v in got.get((index, name), []) if v is not None}
 
 
 def _margin_s(plot: Plot) -> int:
@@ -205,17 +236,19 @@ def _summed(
     summed: dict[str, dict[int, float]] = {f: defaultdict(float) for f in fields}
     totals: dict[str, float] = defaultdict(float)
     if tier.step_s == 0:
-        got = _read(plot, tier, start, end, {f: f for f in fields}, _margin_s(plot))
+        got = _read(plot, tier, start, end, _raw_names(plot), _margin_s(plot))
         now_ms = int(now.timestamp() * 1000) if now is not None else None
         for index, member in enumerate(plot.members):
+            spans = _spans(got, index)
             for field in fields:
                 samples = [(t, v) for t, v in got.get((index, field), []) if v is not None]
-                for slot, value in _resample(samples, member, step_ms, now_ms):
+                for slot, value in _resample(samples, member, step_ms, now_ms, spans):
                     if first_ms - first_ms % step_ms <= slot < last_ms:
                         summed[field][slot] += value
                 inside = [(t, v) for t, v in samples if first_ms <= t < last_ms]
                 if plot.template.totals and inside:
-                    totals[field] += stats.total(inside, got.get((index, POLLED), member.interval_s))
+                    polled = got.get((index, POLLED), member.interval_s)
+                    totals[field] += stats.total(inside, polled, spans, _moved(got, index, field))
     else:
         names = {f"{f}_{s}": f for f in fields for s in ("sum", "count")}
         got = _read(plot, tier, start, end, names)
@@ -235,10 +268,14 @@ def _summed(
     return {field: sorted(values.items()) for field, values in summed.items()}, dict(totals)
 
 
-def _own_since(times: list[int], i: int, interval_ms: int) -> int:
-    """When sample i's own interval starts: at the previous sample, unless that is a gap (more than twice the poll
+def _own_since(times: list[int], i: int, interval_ms: int, spans: dict[int, float] | None = None) -> int:
+    """When sample i's own interval starts: its span before it (`spans`, {t ms: s}: what its counter delta covers);
+    for a sample written without one, at the previous sample, unless that is a gap (more than twice the poll
     interval and than the spacings beside it: history polled at another interval is not a gap) or there is none;
     then one poll interval before it."""
+    span = spans.get(times[i]) if spans else None
+    if span is not None and span > 0:
+        return times[i] - round(span * 1000)
     if i == 0:
         return times[0] - interval_ms
     gap = times[i] - times[i - 1]
@@ -249,18 +286,22 @@ def _own_since(times: list[int], i: int, interval_ms: int) -> int:
 
 
 def _resample(
-    samples: list[tuple[int, float]], member: Member, step_ms: int, now_ms: int | None = None
+    samples: list[tuple[int, float]],
+    member: Member,
+    step_ms: int,
+    now_ms: int | None = None,
+    spans: dict[int, float] | None = None,
 ) -> list[tuple[int, float]]:
-    """A member's value per step: the mean of its samples there, else its next sample's when that sample's own
-    interval reaches back into the step, else (the newest steps, up to `now_ms`) its newest sample's while its next
-    poll is not due: a member is missing only where it has no sample within its own poll interval."""
+    """A member's value per step: the mean of its samples there, else its next sample's when that sample's span
+    (`_own_since`) reaches back into the step, else (the newest steps, up to `now_ms`) its newest sample's while its
+    next poll is not due: a member is missing only where no sample covers the step."""
     per_step: dict[int, list[float]] = defaultdict(list)
     for t_ms, value in samples:
         per_step[t_ms - t_ms % step_ms].append(value)
     out = {slot: sum(values) / len(values) for slot, values in per_step.items()}
     times, interval_ms = [t for t, _ in samples], member.interval_s * 1000
     for i, (t_ms, value) in enumerate(samples):
-        since = _own_since(times, i, interval_ms)
+        since = _own_since(times, i, interval_ms, spans)
         slot = t_ms - t_ms % step_ms - step_ms
         while slot + step_ms > since and slot not in out:  # steps this sample's interval covers
             out[slot] = value
@@ -274,9 +315,16 @@ def _resample(
     return list(out.items())
 
 
-def _value_in(samples: list[tuple[int, float]], member: Member, since_ms: int, until_ms: int, now_ms: int):
+def _value_in(
+    samples: list[tuple[int, float]],
+    member: Member,
+    since_ms: int,
+    until_ms: int,
+    now_ms: int,
+    spans: dict[int, float] | None = None,
+):
     """A member's value from `since_ms` to `until_ms`, by `_resample`'s rules for one step: the mean of its samples
-    there, else its next sample's when its own interval reaches back, else its newest's while its next poll is not
+    there, else its next sample's when its span reaches back, else its newest's while its next poll is not
     due (None: missing)."""
     inside = [v for t, v in samples if since_ms <= t < until_ms]
     if inside:
@@ -284,7 +332,7 @@ def _value_in(samples: list[tuple[int, float]], member: Member, since_ms: int, u
     times, interval_ms = [t for t, _ in samples], member.interval_s * 1000
     after = next((i for i, t in enumerate(times) if t >= until_ms), None)
     if after is not None:
-        return samples[after][1] if _own_since(times, after, interval_ms) < until_ms else None
+        return samples[after][1] if _own_since(times, after, interval_ms, spans) < until_ms else None
     if times and now_ms - times[-1] < interval_ms and times[-1] + interval_ms > since_ms:
         return samples[-1][1]
     return None

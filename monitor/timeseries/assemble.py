@@ -1,5 +1,6 @@
 """A graph's JSON from what its read returned: points [t ms, min, mean, max] and the legend, by the rules of
-docs/graphs.md (averages of every sample, extremes of every sample, totals by each sample's own interval)."""
+docs/graphs.md (averages of every sample, extremes of every sample, totals by what each sample's counter delta
+covers: its span)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import time
 from array import array
 from collections import defaultdict
 
+from collectors.rollup import MOVED, MOVED_SCALE, SPAN
 from monitor.timeseries import stats, tiers
 from monitor.timeseries.flux import Plot
 from monitor.timeseries.intervals import Polled
@@ -17,14 +19,31 @@ def graph(plot: Plot, found: dict, shape: Layout, span: Window, interval: int | 
     """One graph's JSON from raw samples: points [t ms, min, mean, max] scaled, and the legend (p95 later);
     `interval`: the intervals its device was polled at (monitor/timeseries/intervals.py), or today's."""
     series = []
+    spans = spans_of(found, plot)
     for definition in plot.template.series:
         got = found.get((plot.key, definition.field), {})
+        moved = moved_of(found, plot, definition.field)
         if shape.windowed:
-            points, legend = _from_windows(got, plot.template.totals, interval)
+            summed = _only(found.get((plot.key, MOVED.get(definition.field, "")), {}), "msum")
+            points, legend = _from_windows(got, plot.template.totals, interval, spans, moved, summed)
         else:
-            points, legend = _from_samples(got.get("raw", []), plot.template.totals, interval)
+            points, legend = _from_samples(got.get("raw", []), plot.template.totals, interval, spans, moved)
         series.append(_series(plot, definition, points, legend))
     return meta(plot, shape, span) | {"series": series}
+
+
+def spans_of(found: dict, plot: Plot) -> dict[int, float]:
+    """{t ms: span} of a graph's samples (their `span_s`, of every read that returned it)."""
+    return {t: v for rows in found.get((plot.key, SPAN), {}).values() for t, v in rows if v is not None}
+
+
+def moved_of(found: dict, plot: Plot, field: str) -> dict[int, float]:
+    """{t ms: what the rate moved, in its unit x s} of a graph's samples of `field` (their bytes, of every read
+    that returned them; none for fields without)."""
+    name = MOVED.get(field)
+    if name is None:
+        return {}
+    return {t: v * MOVED_SCALE for rows in found.get((plot.key, name), {}).values() for t, v in rows if v is not None}
 
 
 def rollup_part(plot: Plot, found: dict, shape: Layout, span: Window) -> dict:
@@ -80,6 +99,7 @@ def finish(
     head_ms, start_ms, end_ms = bounds.ms()
     every_ms = part["resolution_s"] * 1000
     series = []
+    spans = spans_of(edges, plot)
     for item in part["series"]:
         acc, cols = item["acc"], item["cols"]
         heads, tails, head_n, tail_n = [], [], [], []
@@ -100,7 +120,8 @@ def finish(
             if name == "tail":
                 current = values[-1]
             if plot.template.totals:
-                total = (total or 0.0) + stats.total_between(rows, since, until, interval)
+                moved = moved_of(edges, plot, item["field"])
+                total = (total or 0.0) + stats.total_between(rows, since, until, interval, spans, moved)
         legend = _legend(current, summed / n if n else None, lowest, highest, plot.template.totals, total)
         joined = _joined(cols, heads, tails, with_min=not columns)
         joined = _on_the_grid(joined, cols, (heads, head_n), (tails, tail_n), every_ms)
@@ -230,7 +251,9 @@ def _legend(current, average, minimum, maximum, totals: bool, total) -> dict:
     return legend
 
 
-def _from_samples(rows: list, totals: bool, interval: int | Polled) -> tuple[list, dict]:
+def _from_samples(
+    rows: list, totals: bool, interval: int | Polled, spans: dict[int, float], moved: dict[int, float]
+) -> tuple[list, dict]:
     samples = [(t, v) for t, v in rows if v is not None]
     values = [v for _, v in samples]
     legend = _legend(
@@ -239,7 +262,7 @@ def _from_samples(rows: list, totals: bool, interval: int | Polled) -> tuple[lis
         min(values, default=None),
         max(values, default=None),
         totals,
-        stats.total(samples, interval) if samples else None,
+        stats.total(samples, interval, spans, moved) if samples else None,
     )
     legend["p95"] = stats.percentile(values)
     return [(t, v, v, v) for t, v in samples], legend
@@ -255,7 +278,16 @@ def _only(got: dict, name: str) -> float | None:
     return values[-1] if values else None
 
 
-def _from_windows(got: dict, totals: bool, interval: int | Polled) -> tuple[list, dict]:
+def _from_windows(
+    got: dict,
+    totals: bool,
+    interval: int | Polled,
+    spans: dict[int, float],
+    moved: dict[int, float],
+    summed: float | None,
+) -> tuple[list, dict]:
+    """Points of raw windows and the legend of the range; a total of the bytes the rates moved, summed in InfluxDB
+    (`summed`), or, where the range holds samples written without them, of its samples here (`traw`)."""
     slots: dict[int, list] = defaultdict(lambda: [None, None, None])
     for column, name in ((0, "wmin"), (1, "wmean"), (2, "wmax")):
         for t, v in got.get(name, ()):
@@ -263,11 +295,10 @@ def _from_windows(got: dict, totals: bool, interval: int | Polled) -> tuple[list
                 slots[t][column] = v
     points = [(t, s[0], s[1], s[2]) for t, s in sorted(slots.items()) if s[1] is not None and s[2] is not None]
     total = None
-    if totals and points and "traw" in got:  # polled at another interval than today's: summed here, sample by sample
-        total = stats.total([(t, v) for t, v in got["traw"] if v is not None], interval)
-    elif totals and points:  # summed in InfluxDB with the interval of today, the one every sample was polled at
-        today = interval.now_s if isinstance(interval, Polled) else interval
-        total = (_only(got, "tsum") or 0.0) + (_only(got, "tfirst") or 0.0) * today
+    if totals and points and "traw" in got:  # samples written before the pollers wrote bytes: summed here
+        total = stats.total([(t, v) for t, v in got["traw"] if v is not None], interval, spans, moved)
+    elif totals and points:  # every rate with its bytes: their sum
+        total = (summed or 0.0) * MOVED_SCALE
     legend = _legend(
         _only(got, "last"),
         _only(got, "avg"),

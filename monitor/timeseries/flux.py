@@ -111,20 +111,6 @@ def grid(start_ms: int, stop_ms: int, every_ms: int) -> list[int]:
     return [start_ms, *range(first + every_ms, stop_ms, every_ms)]
 
 
-def total_tail(interval_s: int) -> str:
-    """Σ value x its own interval: the time since the previous sample, or one poll interval after a gap longer
-    than two (elapsed() drops each series' first sample; that one is added as first() x one interval).
-
-    The interval is a number from the device row, written into the text: a parameter read in map() is looked up
-    for every row (measured ten times slower)."""
-    seconds = float(int(interval_s))
-    return (
-        "|> elapsed(unit: 1ms) |> map(fn: (r) => ({r with _value: float(v: r._value) * "
-        f"(if float(v: r.elapsed) > {2000.0 * seconds!r} then {seconds!r} "
-        "else float(v: r.elapsed) / 1000.0)})) |> sum()"
-    )
-
-
 def any_of(terms: list[str]) -> str:
     """`a or b or ...` as a balanced tree: a chain of hundreds of `or` is deeper than Flux accepts."""
     if len(terms) == 1:

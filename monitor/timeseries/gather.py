@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from operator import itemgetter
 
+from collectors.rollup import MOVED, SPAN
 from monitor.timeseries import influxql, intervals, tiers
 from monitor.timeseries.client import run
 from monitor.timeseries.flux import (
@@ -19,7 +20,6 @@ from monitor.timeseries.flux import (
     grid,
     keep_columns,
     series_predicate,
-    total_tail,
     window,
 )
 from monitor.timeseries.intervals import Polled
@@ -28,12 +28,14 @@ from monitor.timeseries.pieces import EVERY_INSTANCE_AT, Piece, means_kept, read
 from monitor.timeseries.plan import Layout, Window
 
 
-def _predicate(plots: list[Plot], suffix: str, bind: Params, lookup: Lookup, only_totals: bool = False) -> str:
+def _predicate(
+    plots: list[Plot], suffix: str, bind: Params, lookup: Lookup, only_totals: bool = False, what: str = ""
+) -> str:
     """The series of these graphs (fields + `suffix`), one term per template and device: (its ports) and (its
-    fields); registers each series with `lookup`."""
+    fields); registers each series with `lookup`. `what` of raw samples, for graphs with totals (`_names`)."""
     groups: dict[tuple, list[tuple[Plot, list[str]]]] = defaultdict(list)
     for plot in plots:
-        fields = [f for f in _fields(plot) if not only_totals or plot.template.totals]
+        fields = _names(plot, what) if not only_totals or plot.template.totals else []
         names = [f + suffix for f in fields]
         for name, base_field in zip(names, fields, strict=True):
             lookup.register(plot, plot.members[0], name, base_field)
@@ -48,8 +50,15 @@ def _predicate(plots: list[Plot], suffix: str, bind: Params, lookup: Lookup, onl
     return any_of(parts) if parts else ""
 
 
-def _fields(plot: Plot) -> list[str]:
-    return list(plot.template.fields)
+def _names(plot: Plot, what: str = "") -> list[str]:
+    """A graph's fields (""); where its legend shows a total, with what its rates moved ("counted": the bytes,
+    counted beside the rates), only that ("moved"), or with their spans too ("samples": everything a total of
+    samples in Python reads, monitor/timeseries/stats.py)."""
+    fields = list(plot.template.fields)
+    if not what or not plot.template.totals:
+        return [] if what == "moved" else fields
+    moved = [MOVED[f] for f in fields if f in MOVED]
+    return {"counted": [*fields, *moved], "moved": moved, "samples": [*fields, SPAN, *moved]}[what]
 
 
 def gather(plots: list[Plot], span: Window, shape: Layout, interval: int, detail: bool, tail: bool = False) -> dict:
@@ -64,8 +73,9 @@ def gather_raw(
     plots: list[Plot], span: Window, shape: Layout, interval: int, detail: bool
 ) -> tuple[dict, dict[str, Polled]]:
     """`gather` of raw samples, and the intervals their devices were polled at ({device: Polled}, from their polls'
-    records in the same script) where a legend shows a total. A windowed total is summed in InfluxDB with the
-    interval of today: where a record says the device was polled at another, its samples are read (`totals_read`)."""
+    records) where a legend shows a total and its samples are read. A windowed total is the sum of the bytes the
+    rates moved, summed in InfluxDB ("msum"), where every rate has its bytes (the count of each, "n", is the same);
+    a range holding samples written before the pollers wrote bytes has its samples read (`totals_read`, "traw")."""
     bind = Params()
     base = {"p_start": span.start, "p_stop": span.end, "p_every": timedelta(seconds=shape.every_s)}
     bucket = bind(shape.tier.bucket)
@@ -73,45 +83,68 @@ def gather_raw(
     lookup = Lookup()
     script = []
 
-    def pred(suffix: str, only_totals: bool = False) -> str:
-        return _predicate(plots, suffix, bind, lookup, only_totals)
+    def pred(suffix: str, only_totals: bool = False, what: str = "") -> str:
+        return _predicate(plots, suffix, bind, lookup, only_totals, what)
 
+    now_of = {p.members[0].device: float(p.members[0].interval_s) for p in plots if p.template.totals}
     if shape.windowed:  # raw samples, windowed
         every = pred("")
         for name in ("mean", "max", "min") if detail else ("mean", "max"):
             script.append(chain(bucket, every, window(name), untimed, "w" + name))
-        for name, tail in (("n", "|> count()"), ("lo", "|> min()"), ("avg", "|> mean()"), ("last", "|> last()")):
+        counted = pred("", what="counted")  # the rates, and the bytes of those with totals
+        script.append(chain(bucket, counted, "|> count()", untimed, "n"))
+        for name, tail in (("lo", "|> min()"), ("avg", "|> mean()"), ("last", "|> last()")):
             script.append(chain(bucket, every, tail, untimed, name))
-        totals = pred("", only_totals=True)
-        if totals:
-            script.append(chain(bucket, totals, total_tail(interval), untimed, "tsum"))
-            script.append(chain(bucket, totals, "|> first()", untimed, "tfirst"))
+        moved = pred("", only_totals=True, what="moved")
+        if moved:
+            script.append(chain(bucket, moved, "|> sum()", untimed, "msum"))
     else:  # few enough raw samples to read them all
-        script.append(chain(bucket, pred(""), "", keep, "raw"))
-    now_of = {p.members[0].device: float(p.members[0].interval_s) for p in plots if p.template.totals}
-    if now_of:
-        script.append(intervals.flux(bind, bucket, list(now_of)))
-        base |= {"q_start": span.start, "q_stop": span.end + timedelta(seconds=intervals.AFTER_S)}
+        script.append(chain(bucket, pred("", what="samples"), "", keep, "raw"))
+        if now_of:
+            script.append(intervals.flux(bind, bucket, list(now_of)))
+            base |= {"q_start": span.start, "q_stop": span.end + timedelta(seconds=intervals.AFTER_S)}
     tables = run("".join(script), base | bind.values)
-    found, polled = lookup.index(tables), intervals.from_tables(tables, now_of)
-    if shape.windowed:
-        _timed(found, span, shape.every_s)
-        since, until = span.start.timestamp() * 1000, span.end.timestamp() * 1000
-        again = [p for p in plots if p.template.totals and polled[p.members[0].device].differs(since, until)]
-        if again:
-            for key, rows in totals_read(again, span).items():
-                found[key]["traw"] = rows
+    found = lookup.index(tables)
+    if not shape.windowed:
+        return found, intervals.from_tables(tables, now_of) if now_of else {}
+    _timed(found, span, shape.every_s)
+    again = [p for p in plots if p.template.totals and not _all_moved(found, p)]
+    polled: dict[str, Polled] = {}
+    if again:
+        got, polled = totals_read(again, span)
+        for key, rows in got.items():
+            found[key]["traw"] = rows
     return found, polled
 
 
-def totals_read(plots: list[Plot], span: Window) -> dict[tuple[str, str], list]:
-    """The raw samples of the fields whose legend shows a total, {(plot key, field): rows}: for graphs whose
-    devices were polled at another interval than today's within the range."""
+def _all_moved(found: dict, plot: Plot) -> bool:
+    """Whether every rate of a graph's range carries the bytes it moved (as many of each)."""
+    for field in plot.template.fields:
+        name = MOVED.get(field)
+        if name is not None and _count(found, plot, field) != _count(found, plot, name):
+            return False
+    return True
+
+
+def _count(found: dict, plot: Plot, field: str) -> float:
+    rows = found.get((plot.key, field), {}).get("n", ())
+    return sum(v for _, v in rows if v is not None)
+
+
+def totals_read(plots: list[Plot], span: Window) -> tuple[dict[tuple[str, str], list], dict[str, Polled]]:
+    """The raw samples of the fields whose legend shows a total, with their spans and bytes, {(plot key, field):
+    rows}, and the intervals their devices were polled at: for graphs whose range holds samples written before the
+    pollers wrote the bytes each rate moved."""
     bind, lookup = Params(), Lookup()
-    predicate = _predicate(plots, "", bind, lookup, only_totals=True)
-    script = chain(bind(tiers.tiers()[0].bucket), predicate, "", keep_columns(plots), "traw")
-    found = lookup.index(run(script, {"p_start": span.start, "p_stop": span.end} | bind.values))
-    return {key: results.get("traw", []) for key, results in found.items()}
+    bucket = bind(tiers.tiers()[0].bucket)
+    predicate = _predicate(plots, "", bind, lookup, only_totals=True, what="samples")
+    now_of = {p.members[0].device: float(p.members[0].interval_s) for p in plots}
+    script = chain(bucket, predicate, "", keep_columns(plots), "traw") + intervals.flux(bind, bucket, list(now_of))
+    params = {"p_start": span.start, "p_stop": span.end}
+    params |= {"q_start": span.start, "q_stop": span.end + timedelta(seconds=intervals.AFTER_S)}
+    tables = run(script, params | bind.values)
+    found = lookup.index(tables)
+    return {key: results.get("traw", []) for key, results in found.items()}, intervals.from_tables(tables, now_of)
 
 
 def gather_pieces(plots: list[Plot], shape: Layout, detail: bool, pieces: dict[str, Piece]) -> dict[str, dict]:

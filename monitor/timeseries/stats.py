@@ -1,11 +1,11 @@
 """Legend arithmetic on plain numbers: the 95th percentile by rank, a bound that lets InfluxDB return only the
-values that can hold it, totals by each sample's own interval, and window points of samples in Python."""
+values that can hold it, totals by what each sample's counter delta covers, and window points of samples in Python."""
 
 from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from collectors.rollup import sample_weight
 from monitor.timeseries import intervals
@@ -41,24 +41,38 @@ def lower_bound(windows: Iterable[tuple[float, float]], k: int) -> float | None:
     return None
 
 
-def total(points: Sequence[tuple[int, float]], interval: float | Polled) -> float:
-    """Σ value x the sample's own interval (the time since the previous sample, or one poll interval after a gap
-    longer than two intervals or for the first): a rate's total, never bridged across a gap. The poll interval is
-    the one each sample was polled at (`Polled`; a number: that one throughout). Times in ms."""
-    return total_between(points, -math.inf, None, interval)
+def total(
+    points: Sequence[tuple[int, float]],
+    interval: float | Polled,
+    spans: Mapping[int, float] | None = None,
+    moved: Mapping[int, float] | None = None,
+) -> float:
+    """Σ value x its span: what each sample's counter delta moved (`moved`, {t ms: bytes x 8, in the rate's unit x s},
+    as the poller wrote it), else value x its span (`spans`, {t ms: s}); a rate's total, never bridged across a gap.
+    A sample written with neither (before the pollers wrote them) counts the time since the previous sample, or one
+    poll interval after a gap longer than two intervals or for the first: the interval each sample was polled at
+    (`Polled`; a number: that one throughout). Times in ms."""
+    return total_between(points, -math.inf, None, interval, spans, moved)
 
 
 def total_between(
-    points: Sequence[tuple[int, float]], since_ms: float, until_ms: int | None, interval: float | Polled
+    points: Sequence[tuple[int, float]],
+    since_ms: float,
+    until_ms: int | None,
+    interval: float | Polled,
+    spans: Mapping[int, float] | None = None,
+    moved: Mapping[int, float] | None = None,
 ) -> float:
-    """`total` of the samples from `since_ms` until `until_ms` (None: the last); an earlier sample only sets the
-    interval of the one after it."""
+    """`total` of the samples from `since_ms` until `until_ms` (None: the last), each for its whole span; an
+    earlier sample only sets the interval of the one after it (samples without a span)."""
     polled = intervals.of(interval)
+    spans, moved = spans or {}, moved or {}
     result, last = 0.0, None
     for t_ms, value in points:
         t = t_ms / 1000.0
         if t_ms >= since_ms and (until_ms is None or t_ms < until_ms):
-            result += value * sample_weight(t, last, polled.at(t_ms))
+            volume = moved.get(t_ms)
+            result += volume if volume is not None else value * sample_weight(t, last, polled.at(t_ms), spans.get(t_ms))
         last = t
     return result
 
