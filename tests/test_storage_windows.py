@@ -20,7 +20,7 @@ from monitor.timeseries.templates import ROLLUP_TOTALS
 from tests.tsbuckets import own_buckets
 
 DAY, HOUR, POLL = 86400, 3600, 300
-OLD = (int(time.time()) // HOUR - 380 * 24) * HOUR  # an hour's start 380 days back
+OLD = (int(time.time()) // 7200 - 380 * 12) * 7200  # the start of a two-hour step (on the epoch grid) 380 days back
 RECENT = (int(time.time()) // HOUR - 8) * HOUR  # eight hours back
 SILENT = range(HOUR + 600, 2 * HOUR - 600)  # of the second hour only its first two and last two polls answer
 
