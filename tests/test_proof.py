@@ -33,9 +33,9 @@ def report(outcome: Outcome, ran: Tally, failed: Tally, classes: Tally | None = 
     classes = classes if classes is not None else Tally(d.kind for d in outcome.differences if not d.pending)
     lines += [f"difference {name}: {count}" for name, count in classes.most_common()]
     pending = [d for d in outcome.differences if d.pending]
-    if pending:
-        lines.append(f"{len(pending)} differences expected-pending (totals after gaps, wt-span), e.g.:")
-        lines += [f"  {d}" for d in pending[:5]]
+    for why, count in Tally(d.pending for d in pending).most_common():
+        lines.append(f"{count} differences expected-pending: {why}, e.g.:")
+        lines += [f"  {d}" for d in [d for d in pending if d.pending == why][:3]]
     return "\n".join(lines)
 
 

@@ -15,11 +15,9 @@ from monitor.timeseries.templates import TEMPLATES
 from tests.model.scenario import Scenario
 from tests.proof.agent import PORT_FIELD, PORT_TEMPLATE, STRING_FIELD, STRING_TEMPLATE
 from tests.proof.batch import Plan, Read, anchor, play, raw_floor
-from tests.proof.compare import Difference, compare
+from tests.proof.compare import SPANS, Difference, compare
 from tests.proof.reads import POINTS
 from tests.proof.strategies import kinds, scenario, shifted
-
-SPANS = {"1h": 3600, "6h": 6 * 3600, "1d": 86400, "1w": 7 * 86400, "1m": 31 * 86400}
 
 
 def drawn(seed: int, count: int) -> list[Scenario]:
