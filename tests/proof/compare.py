@@ -39,6 +39,16 @@ PENDING_KINDS = {
 # windows not counted yet and the open one: within TAIL_S and an interval of the moment) are expected. Empty this
 # when the fix is merged.
 EDGE_GRID = True
+# An aggregate's 95th percentile of 5-minute means with a member polled every 900 s or more: the product gives an
+# empty window of such a member only the next window's mean (monitor/timeseries/aggregates.py _fill), the docs the
+# next window with a sample within its poll interval (kept example aggregate-5m-fill-900s-members.json). A product
+# defect, reported to the lead; empty this when it is fixed.
+FILL_5M = {"interval:900", "interval:3600"}
+# A rollup chart whose raw tail holds no sample (the device silent, or its newest answer a gap): the product takes
+# `current` from the cached windows (monitor/timeseries/assemble.py _from_rollup: the newest window's or point's
+# mean), the docs the newest sample while raw retention holds it (kept example rollup-current-without-tail.json). A
+# product defect, reported to the lead; empty this when it is fixed.
+SILENT = {"missed", "reboot", "backoff"}
 TAIL_S = 4200  # a 3,600-s device's hour is counted 63 to 68 minutes after its end (docs/graphs.md "Tiers")
 WIDTHS = {"5m": 300, "1h": 3600}
 SPANS = {"1h": 3600, "6h": 6 * 3600, "1d": 86400, "1w": 7 * 86400, "1m": 31 * 86400}
@@ -127,8 +137,11 @@ def compare(
     is in the series' unit times seconds: the API's is divided by the template's `total_divisor`, bits to bytes;
     None: the template shows no total)."""
     data, part = read.data, read.how.split("-")[-1]  # later, only, or single
-    pending = "wt-span" if PENDING_KINDS & {n[5:] for n in notes if n.startswith("kind:")} else ""
+    kinds = {n[5:] for n in notes if n.startswith("kind:")}
+    pending = "wt-span" if PENDING_KINDS & kinds else ""
     pending_all = pending if read.plot.startswith("aggregate") else ""  # an aggregate's coverage, not only its total
+    sparse = read.plot.startswith("aggregate") and expected.p95_source == "5-minute means" and FILL_5M & kinds
+    p95_pending = pending_all or ("fill-5m" if sparse else "")
     out: list[Difference] = []
 
     def differ(name: str, got: Any, want: Any, is_pending: str = "") -> None:
@@ -154,9 +167,12 @@ def compare(
                 if total_divisor is None:
                     continue
                 want = want / total_divisor if want is not None else None
-            differ(name, stats.get(name), want, pending if name == "total" else pending_all)
+            why = pending if name == "total" else pending_all
+            if name == "current" and not why and expected.tier in WIDTHS and SILENT & kinds:
+                why = "current-rollup"
+            differ(name, stats.get(name), want, why)
         if part == "single" or stats.get("p95") is not None:
-            differ("p95", stats.get("p95"), expected.p95, pending_all)
+            differ("p95", stats.get("p95"), expected.p95, p95_pending)
             differ("p95_source", data.get("p95_source"), expected.p95_source)
         got, want = drawn_points(item), model_points(expected.points)
         missing, extra = sorted(want.keys() - got.keys()), sorted(got.keys() - want.keys())
@@ -170,7 +186,7 @@ def compare(
             first = wrong[0]
             differ(f"points wrong ({len(wrong)})", (int(first - zero), got[first]), want[first], edges)
     else:
-        differ("p95", stats.get("p95"), expected.p95, pending_all)
+        differ("p95", stats.get("p95"), expected.p95, p95_pending)
         differ("p95_source", data.get("p95_source"), expected.p95_source)
     return out
 
