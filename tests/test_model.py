@@ -161,13 +161,13 @@ def test_ten_second_polls_over_12_hours_are_minutes_of_min_mean_max():
 def test_900s_and_3600s_polls_on_rollup_tiers():
     sc = device(port(bps=50e6), every(900, T0 - DAY, T0 + DAY))
     e = chart(sc, "p", T0, T0 + DAY, 300, T0 + DAY, FAR)
-    assert (e.tier, e.every_s, e.aggregated) == ("5m", 300, False)
+    assert (e.tier, e.every_s, e.aggregated) == ("5m", 300, True)  # points are windows: [t, min, mean, max]
     assert len(e.points) == 96 and e.total == pytest.approx(50e6 * DAY)  # a window in three holds a sample
     long_ago = T0 - 41 * DAY
     hourly = device(port(segments=(Segment(long_ago, 50e6),)), every(3600, T0 - 40 * DAY, T0 + DAY), booted=long_ago)
-    month = chart(hourly, "p", T0 - 30 * DAY, T0, 800, T0 + DAY, T0 - 14 * DAY)
+    month = chart(hourly, "p", T0 - 31 * DAY, T0, 800, T0 + DAY, T0 - 14 * DAY)  # 3,348 s a point: 3,600 is within 1.1x
     assert (month.tier, month.every_s, month.p95_source) == ("1h", 3600, "5-minute means")
-    assert len(month.points) == 720 and month.total == pytest.approx(50e6 * 30 * DAY)
+    assert len(month.points) == 744 and month.total == pytest.approx(50e6 * 31 * DAY)
 
 
 def test_the_raw_floor_is_the_shard_group_holding_now_less_the_retention():
@@ -308,3 +308,42 @@ def test_a_reading_closer_than_half_an_interval_keeps_the_older_one():
         r = rates(device(port(), polls))["p"]
         assert r[2].reason == "readings too close"
         assert (r[3].t, r[3].span, r[3].value) == (T0 + 2 * interval, interval, 100e6)
+
+
+def test_a_tier_is_fine_enough_when_its_window_is_at_most_1_1_times_the_seconds_a_point():
+    now = T0 + 10 * HOUR
+    # a day: 300 points are 288 s a point (x1.1 = 316.8 >= 300), 315 points 275 s (302.5), 320 points 270 s (297)
+    assert [tier_for(now - DAY, now, n, now, FAR) for n in (300, 315, 320)] == ["5m", "5m", "raw"]
+    # 31 days of 800 points: 3,348 s a point (x1.1 = 3,682.8); 30 days: 3,240 s (3,564 < 3,600); 31 of 1,000: 2,679 s
+    assert [tier_for(now - d * DAY, now, n, now, FAR) for d, n in ((31, 800), (30, 800), (31, 1000))] == [
+        "1h",
+        "5m",
+        "5m",
+    ]
+
+
+def test_the_interval_leaves_room_for_a_partial_window_at_each_end_and_a_raw_head_and_tail():
+    a = device(port(bps=100e6), every(10, T0 - 8 * DAY, T0 + DAY))
+    b = Scenario("d2", a.counters, tuple(every(10, T0 - 8 * DAY + 5, T0 + DAY)), booted=a.booted)
+    now = T0 + 185
+    # a day at 300 points: 86,400 / 296 = 291.9, so 292 s rounded up to the 10-s step: 300 s (not 290)
+    day = aggregate([(a, "p"), (b, "p")], now - DAY, now, 300, now, FAR)
+    assert (day.tier, day.every_s, day.aggregated) == ("raw", 300, True)
+    # a week: 604,800 / 296 = 2,043.2, so 2,044 s rounded up to 2,050 s (not 2,020)
+    week = aggregate([(a, "p"), (b, "p")], now - 7 * DAY, now, 300, now, FAR)
+    assert week.every_s == 2050 and len(week.points) <= 300
+    assert {p[2] for p in week.points} == {200e6}
+
+
+def test_an_intervals_point_lies_inside_the_range_timed_at_the_ranges_start_for_the_first():
+    sc = device(port(bps=8e6), every(60, T0 - 2 * DAY, T0 + HOUR))
+    now = T0 + 185
+    e = chart(sc, "p", now - DAY, now, 300, now, FAR)
+    assert (e.tier, e.every_s, e.aggregated) == ("5m", 300, True)
+    # the head: the samples at T0-DAY+240 (T0-DAY+185 .. +300), timed at the range's start, then the whole windows
+    assert e.points[0] == ((now - DAY) * 1000, 8e6, 8e6, 8e6)
+    assert e.points[1][0] == (T0 - DAY + 300) * 1000
+    tens = device(port(bps=8e6), every(10, T0 - DAY, T0 + DAY))
+    twelve = chart(tens, "p", T0 + 30, T0 + 12 * HOUR + 30, 800, T0 + DAY, FAR)
+    assert (twelve.tier, twelve.every_s) == ("raw", 60)  # 43,200 / 796 = 54.3 s: a minute
+    assert [p[0] for p in twelve.points[:2]] == [(T0 + 30) * 1000, (T0 + 60) * 1000]

@@ -11,6 +11,7 @@ strategies cannot drop one). `make proof` plays thousands more (PROOF_SCENARIOS)
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from collections import Counter as Tally
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.proof.batch import proof_moments
 from tests.proof.kept import KEPT, keep, kept
 from tests.proof.kept import examples as kept_examples
 from tests.proof.strategies import KINDS, kinds
@@ -33,9 +35,9 @@ def report(outcome: Outcome, ran: Tally, failed: Tally, classes: Tally | None = 
     classes = classes if classes is not None else Tally(d.kind for d in outcome.differences if not d.pending)
     lines += [f"difference {name}: {count}" for name, count in classes.most_common()]
     pending = [d for d in outcome.differences if d.pending]
-    if pending:
-        lines.append(f"{len(pending)} differences expected-pending (totals after gaps, wt-span), e.g.:")
-        lines += [f"  {d}" for d in pending[:5]]
+    for why, count in Tally(d.pending for d in pending).most_common():
+        lines.append(f"{count} differences expected-pending: {why}, e.g.:")
+        lines += [f"  {d}" for d in [d for d in pending if d.pending == why][:3]]
     return "\n".join(lines)
 
 
@@ -74,31 +76,37 @@ def test_proof_many(stack_env, tmp_path):
     from monitor.graphs.trees.models import AggregateGraph
     from monitor.models import Device
 
-    wanted = int(os.environ["PROOF_SCENARIOS"])
+    shard, shards = (int(n) for n in os.environ.get("PROOF_SHARD", "0/1").split("/"))  # this process's share
+    total = int(os.environ["PROOF_SCENARIOS"])
+    # batch k (seed 440000 + k) of the whole run is this shard's when k % shards == shard
+    batches = [(k, min(BATCH, total - k * BATCH)) for k in range(math.ceil(total / BATCH)) if k % shards == shard]
+    wanted = sum(size for _, size in batches)
     folder = Path(os.environ.get("PROOF_KEPT") or KEPT)  # where failing scenarios are kept
-    seed, ran, failed, played, kept_paths, started = 440000, Tally(), Tally(), 0, [], time.monotonic()
-    classes, pending = Tally(), 0
-    while played < wanted:
-        scenarios = drawn(seed, min(BATCH, wanted - played))
-        seed += 1
-        outcome = run_batch(scenarios, tmp_path / str(seed))
+    ran, failed, played, kept_paths, started = Tally(), Tally(), 0, [], time.monotonic()
+    classes, pending, tag = Tally(), Tally(), f"[{shard + 1}/{shards}] " if shards > 1 else ""
+    for k, size in batches:
+        seed = 440000 + k
+        scenarios = drawn(seed, size)
+        outcome = run_batch(scenarios, tmp_path / str(seed), moments=proof_moments(k))
         dump(outcome)
         ran.update(outcome.ran)
         failed.update(outcome.failed)
         classes.update(d.kind for d in outcome.differences if not d.pending)
-        pending += sum(1 for d in outcome.differences if d.pending)
+        pending.update(d.pending for d in outcome.differences if d.pending)
         played += len(scenarios)
         for s in outcome.placed:
             if s.key in outcome.failing:
                 kept_paths.append(keep(s, outcome.zero, outcome.failing[s.key], folder))
         AggregateGraph.objects.all().delete()
         Device.objects.all().delete()
-        print(
-            f"{played} scenarios, {sum(1 for _ in kept_paths)} failing, {time.monotonic() - started:.0f} s", flush=True
-        )
-    print(f"\nproof: {played} scenarios in {time.monotonic() - started:.0f} s")
+        figures = " ".join(f"{k} {v:.0f}" for k, v in outcome.figures.items())
+        took = time.monotonic() - started
+        print(f"{tag}{played}/{wanted} scenarios, {len(kept_paths)} failing, {took:.0f} s ({figures})", flush=True)
+    took = time.monotonic() - started
+    print(f"\n{tag}proof: {played} scenarios in {took:.0f} s ({took / max(played, 1):.2f} s a scenario)")
     print(report(Outcome(), ran, failed, classes))
-    print(f"{pending} differences expected-pending (totals after gaps and late polls: wt-span)")
+    for why, count in pending.most_common():
+        print(f"{tag}{count} differences expected-pending: {why}")
     for path in kept_paths:
-        print(f"kept: {path}")
+        print(f"{tag}kept: {path}")
     assert not kept_paths, f"{len(kept_paths)} scenarios failed; kept in tests/proof/kept/"

@@ -8,6 +8,8 @@ members' own totals. Units as in chart.py (bits a second and bits for ports).
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
+from dataclasses import dataclass
 
 from tests.model.chart import (
     SOURCES,
@@ -24,29 +26,57 @@ from tests.model.scenario import Scenario
 from tests.model.windows import interval_at, is_counted, window_start
 
 
-def step_value(samples: list[Rate], interval: int, lo: float, hi: float, now: float, live: bool) -> float | None:
+@dataclass(frozen=True)
+class Member:
+    """One member's good samples up to the read's moment, their times (for bisect: a step finds its samples without
+    scanning them all), and its poll interval at the read's moment."""
+
+    samples: list[Rate]
+    times: list[float]
+    interval: int
+
+    @classmethod
+    def of(cls, samples: list[Rate], interval: int) -> Member:
+        return cls(samples, [s.t for s in samples], interval)
+
+    def inside(self, lo: float, hi: float) -> list[Rate]:
+        """The samples timed in [lo, hi)."""
+        return self.samples[bisect_left(self.times, lo) : bisect_left(self.times, hi)]
+
+    def first_from(self, t: float) -> Rate | None:
+        """The first sample timed at or after `t`."""
+        i = bisect_left(self.times, t)
+        return self.samples[i] if i < len(self.samples) else None
+
+
+def _mean(samples: list[Rate]) -> float:
+    return sum(s.value for s in samples) / len(samples)
+
+
+def step_value(member: Member, lo: float, hi: float, now: float, live: bool) -> float | None:
     """A member's value in the step [lo, hi): the mean of its samples there, else its next sample's when that
     sample's span reaches back into the step, else (a live range's newest steps) its newest sample's while its next
     poll is not due; None: the member is missing from the step."""
-    inside = [s.value for s in samples if lo <= s.t < hi]
+    inside = member.inside(lo, hi)
     if inside:
-        return sum(inside) / len(inside)
-    later = [s for s in samples if s.t >= hi]
-    if later:
-        return later[0].value if later[0].t - later[0].span < hi else None
-    if live and samples and now < samples[-1].t + interval:
+        return _mean(inside)
+    later = member.first_from(hi)
+    if later is not None:
+        return later.value if later.t - later.span < hi else None
+    samples = member.samples
+    if live and samples and now < samples[-1].t + member.interval:
         return samples[-1].value
     return None
 
 
-def window_value(samples: list[Rate], interval: int, w: float, width: int) -> float | None:
+def window_value(member: Member, w: float, width: int) -> float | None:
     """A member's value in a written window: its mean, else (a member polled at least as seldom as the window) the
     mean of its next window with a sample within its poll interval (rollups keep no single samples)."""
-    ahead = math.ceil(interval / width) if interval >= width else 0
+    ahead = math.ceil(member.interval / width) if member.interval >= width else 0
     for lo in (w + k * width for k in range(ahead + 1)):
-        inside = [s.value for s in samples if lo <= s.t < lo + width]
+        inside = member.inside(lo, lo + width)
         if inside:
-            return sum(inside) / len(inside)
+            return _mean(inside)
     return None
 
 
@@ -59,9 +89,8 @@ def aggregate(
     members: list[tuple[Scenario, str]], start: float, end: float, points: int, now: float, raw_floor_s: float
 ) -> Expected:
     """What the aggregate of `members` (a scenario and a counter name each) shows for [start, end) read at `now`."""
-    series = [[s for s in good(rates(sc)[name]) if s.t <= now] for sc, name in members]
-    intervals = [interval_at(sc, now) for sc, _ in members]
-    longest = max(intervals)
+    series = [Member.of([s for s in good(rates(sc)[name]) if s.t <= now], interval_at(sc, now)) for sc, name in members]
+    longest = max(m.interval for m in series)
     live = end >= now
     tier = "raw" if start >= raw_floor_s else tier_for(start, end, points, now, raw_floor_s)
     width = WIDTHS.get(tier)
@@ -70,34 +99,31 @@ def aggregate(
     if width is None:
         lo = window_start(start, step)
         while lo < end:
-            total = _summed(
-                [step_value(s, i, lo, lo + step, now, live) for s, i in zip(series, intervals, strict=True)]
-            )
+            total = _summed([step_value(m, lo, lo + step, now, live) for m in series])
             if total is not None:
                 steps.append((lo, total))
             lo += step
     else:
-        steps = written_sums(series, intervals, start, end, width, longest, now)
+        steps = written_sums(series, start, end, width, longest, now)
         lo = math.ceil(start / width) * width + width * _written_count(start, end, width, longest, now)
         while lo < end:  # the tail: raw samples after the newest window counted, a step a window, cut at the end
             hi = min(lo + width, end)
-            total = _summed([step_value(s, i, lo, hi, now, live) for s, i in zip(series, intervals, strict=True)])
+            total = _summed([step_value(m, lo, hi, now, live) for m in series])
             if total is not None:
                 steps.append((lo, total))
             lo += width
     every = every_s(step, start, end, points)
-    aggregated = every != step
+    aggregated = width is not None or every != step  # points are windows: a rollup's, or several steps
     values = [v for _, v in steps]
-    pts = fold(steps, every) if aggregated or width else [(round(t * 1000), v) for t, v in steps]
+    pts = fold(steps, every) if aggregated else [(round(t * 1000), v) for t, v in steps]  # whole steps, at their starts
     source = p95_source(start, now, raw_floor_s)
     if source == "raw":
         p95 = nearest_rank_p95(values)
     else:
-        p95 = nearest_rank_p95(
-            [v for _, v in written_sums(series, intervals, start, end, WIDTHS[source], longest, now)]
-        )
+        p95 = nearest_rank_p95([v for _, v in written_sums(series, start, end, WIDTHS[source], longest, now)])
     totals = [
-        sum(s.value * s.span for s in reachable(s_, start, end, width, raw_floor_s, longest, now)) for s_ in series
+        sum(s.value * s.span for s in reachable(m.samples, start, end, width, raw_floor_s, longest, now))
+        for m in series
     ]
     return Expected(
         tier=tier,
@@ -123,14 +149,14 @@ def _written_count(start: float, end: float, width: int, longest: int, now: floa
 
 
 def written_sums(
-    series: list[list[Rate]], intervals: list[int], start: float, end: float, width: int, longest: int, now: float
+    series: list[Member], start: float, end: float, width: int, longest: int, now: float
 ) -> list[tuple[float, float]]:
     """(start, members' summed means) of the range's whole windows of `width` counted as written at `now`."""
     sums = []
     first = math.ceil(start / width) * width
     for k in range(_written_count(start, end, width, longest, now)):
         lo = first + k * width
-        total = _summed([window_value(s, i, lo, width) for s, i in zip(series, intervals, strict=True)])
+        total = _summed([window_value(m, lo, width) for m in series])
         if total is not None:
             sums.append((lo, total))
     return sums

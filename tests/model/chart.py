@@ -48,22 +48,28 @@ def raw_floor(now: float, retention_s: float, shard_group_s: float) -> float:
 
 
 def tier_for(start: float, end: float, points: int, now: float, raw_floor_s: float) -> str:
-    """The coarsest tier still as fine as a point per pixel (within 10 % of its window snaps to it) that holds the
-    range's start; raw samples when even 5-minute windows are coarser and raw retention holds the start."""
-    per_point = (end - start) / points
+    """The coarsest tier whose window is at most 1.1 times the seconds a point (span / points, rounded up to the
+    second) that holds the range's start; raw samples when even 5-minute windows are coarser and raw retention holds
+    the start."""
+    per_point = math.ceil((end - start) / points)
     holds_5m = start >= raw_floor(now, *ROLLUP_5M)
-    if per_point * 10 >= HOUR * 9:
+    if per_point * 11 >= HOUR * 10:  # window <= 1.1 x seconds a point
         return "1h"
-    if per_point * 10 >= FIVE_MIN * 9 and holds_5m:
+    if per_point * 11 >= FIVE_MIN * 10 and holds_5m:
         return "5m"
     if start >= raw_floor_s:
         return "raw"
     return "5m" if holds_5m else "1h"
 
 
+EDGE_POINTS = 4  # a partial interval at each end of the range, a point each for a rollup chart's raw head and tail
+
+
 def every_s(native: int, start: float, end: float, points: int) -> int:
-    """max(native step, span / points) rounded up to the native step."""
-    return native * max(1, math.ceil((end - start) / points / native - 1e-9))
+    """max(native step, span / (points - 4)) (seconds, rounded up) rounded up to the native step: never more points
+    than asked for."""
+    per_point = math.ceil((end - start) / max(points - EDGE_POINTS, 1))
+    return native * max(1, math.ceil(per_point / native))
 
 
 def reachable(
@@ -100,11 +106,13 @@ def p95_source(start: float, now: float, raw_floor_s: float) -> str:
     return "5m" if start >= raw_floor(now, *ROLLUP_5M) else "1h"
 
 
-def fold(values: list[tuple[float, float]], every: int) -> list[tuple]:
-    """(t, value) pairs folded into epoch-aligned intervals of `every` s: (t_ms, min, mean, max) at each start."""
+def fold(values: list[tuple[float, float]], every: int, since: float | None = None) -> list[tuple]:
+    """(t, value) pairs folded into epoch-aligned intervals of `every` s: (t_ms, min, mean, max) at each start, or at
+    `since` (the range's start) for the interval the range begins inside (a point lies inside its range)."""
     slots: dict[float, list[float]] = {}
     for t, v in values:
-        slots.setdefault(window_start(t, every), []).append(v)
+        slot = window_start(t, every)
+        slots.setdefault(slot if since is None else max(slot, since), []).append(v)
     return [(round(t * 1000), min(vs), sum(vs) / len(vs), max(vs)) for t, vs in sorted(slots.items())]
 
 
@@ -119,11 +127,11 @@ def chart(
     every = every_s(width or interval, start, end, points)
     shown = reachable(samples, start, end, width, raw_floor_s, interval, now)
     values = [s.value for s in shown]
-    aggregated = every != (width or interval)
-    if tier == "raw" and not aggregated:
+    aggregated = width is not None or every != interval  # points are windows: a rollup's, or longer than a poll
+    if not aggregated:
         pts: list[tuple] = [(round(s.t * 1000), s.value) for s in shown]
     else:
-        pts = fold([(s.t, s.value) for s in shown], every)
+        pts = fold([(s.t, s.value) for s in shown], every, start)
     current = None
     if shown:
         newest = shown[-1]

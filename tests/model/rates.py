@@ -9,6 +9,7 @@ two readings its delta came from, so `value * span` is exactly what moved (docs/
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from tests.model.scenario import Counter, Scenario
 
@@ -74,7 +75,13 @@ def _rate(counter: Counter, old: _Reading, new: _Reading, interval_s: int) -> Ra
 
 
 def rates(scenario: Scenario) -> dict[str, list[Rate]]:
-    """Every answered poll's rate (or gap) per counter, as the docs' counter rules give them."""
+    """Every answered poll's rate (or gap) per counter, as the docs' counter rules give them (worked out once per
+    scenario: a harness reads the same scenario's model at many ranges)."""
+    return {name: list(found) for name, found in _rates(scenario).items()}
+
+
+@lru_cache(maxsize=256)
+def _rates(scenario: Scenario) -> dict[str, tuple[Rate, ...]]:
     out: dict[str, list[Rate]] = {c.name: [] for c in scenario.counters}
     kept: _Reading | None = None
     for poll in scenario.polls:
@@ -93,7 +100,7 @@ def rates(scenario: Scenario) -> dict[str, list[Rate]]:
             else:
                 out[c.name].append(_rate(c, kept, reading, poll.interval_s))
         kept = reading
-    return out
+    return {name: tuple(found) for name, found in out.items()}
 
 
 def good(samples: list[Rate]) -> list[Rate]:

@@ -27,6 +27,15 @@ SHARD_S = DAY
 # 300-s and 900-s polls wrote it, an hour later (right after, and after a 3,600-s poll wrote the hour)
 MOMENTS = (5, 185, 295, 905, HOUR + 5, HOUR + 185, HOUR + 605)
 FULL_AT = (185, HOUR + 185)  # every range, warm and cold; at the other moments BRIEF ranges warm, 1d cold
+OTHER_AT = tuple(m for m in MOMENTS if m not in FULL_AT)
+
+
+def proof_moments(batch: int) -> tuple[int, ...]:
+    """`make proof`'s moments for its `batch`-th batch: one of FULL_AT and one of the others, each in turn (every
+    moment is read every five batches; a batch reads at 2 moments of 7; the fixed set reads at all of them)."""
+    return tuple(sorted((FULL_AT[batch % len(FULL_AT)], OTHER_AT[batch % len(OTHER_AT)])))
+
+
 BRIEF = ("1h", "1d", "1w")
 SINGLE_AT = (HOUR + 185,)  # the single-graph API is read then only, over SINGLE_SPANS (it reads graph by graph)
 SINGLE_SPANS = ("1d", "inside")

@@ -27,6 +27,31 @@ PENDING_KINDS = {
     "interval-change",
     "jitter",
 }
+# The same merge makes the poller write each sample's span (`span_s`): until then an aggregate's members are resampled
+# by the spacing of their samples, so an aggregate of members of those kinds may differ in any figure and point
+# (docs/graphs.md "Aggregate graphs": a sample stands for the steps its span covers).
+#
+# A coarse chart's edges (a rollup tier drawn at an interval longer than its window), product defects the lead
+# fixes: the product draws the raw samples after the newest window from that window's end, off the chart's grid
+# ("tail-grid": a point more, the grid's point short of them), and the whole windows from the first one's start while
+# the head's samples are at the range's start ("head-grid": two points in the range's first interval, or one off the
+# grid). Until the fix, differences of points only in a coarse chart's first interval or in its tail (the newest
+# windows not counted yet and the open one: within TAIL_S and an interval of the moment) are expected. Empty this
+# when the fix is merged.
+EDGE_GRID = True
+# An aggregate's 95th percentile of 5-minute means with a member polled every 900 s or more: the product gives an
+# empty window of such a member only the next window's mean (monitor/timeseries/aggregates.py _fill), the docs the
+# next window with a sample within its poll interval (kept example aggregate-5m-fill-900s-members.json). A product
+# defect, reported to the lead; empty this when it is fixed.
+FILL_5M = {"interval:900", "interval:3600"}
+# A rollup chart whose raw tail holds no sample (the device silent, or its newest answer a gap): the product takes
+# `current` from the cached windows (monitor/timeseries/assemble.py _from_rollup: the newest window's or point's
+# mean), the docs the newest sample while raw retention holds it (kept example rollup-current-without-tail.json). A
+# product defect, reported to the lead; empty this when it is fixed.
+SILENT = {"missed", "reboot", "backoff"}
+TAIL_S = 4200  # a 3,600-s device's hour is counted 63 to 68 minutes after its end (docs/graphs.md "Tiers")
+WIDTHS = {"5m": 300, "1h": 3600}
+SPANS = {"1h": 3600, "6h": 6 * 3600, "1d": 86400, "1w": 7 * 86400, "1m": 31 * 86400}
 
 
 @dataclass(frozen=True)
@@ -40,12 +65,12 @@ class Difference:
     want: Any
     notes: tuple[str, ...]
     keys: tuple[str, ...]  # scenario keys of the plot
-    pending: bool = False
+    pending: str = ""  # why the difference is expected for now ("": it is not)
 
     def __str__(self) -> str:
         said = "; ".join(n for n in self.notes if not n.startswith("kind:"))
         kinds = ",".join(sorted({n[5:] for n in self.notes if n.startswith("kind:")}))
-        flag = " [expected-pending: wt-span]" if self.pending else ""
+        flag = f" [expected-pending: {self.pending}]" if self.pending else ""
         return (
             f"{self.how} T0{self.moment_s:+.0f}s {self.span} {self.plot} {self.field}: got {_short(self.got)}, "
             f"model {_short(self.want)}{flag} | {kinds} | {said}"
@@ -112,10 +137,14 @@ def compare(
     is in the series' unit times seconds: the API's is divided by the template's `total_divisor`, bits to bytes;
     None: the template shows no total)."""
     data, part = read.data, read.how.split("-")[-1]  # later, only, or single
-    pending = bool(PENDING_KINDS & {n[5:] for n in notes if n.startswith("kind:")})
+    kinds = {n[5:] for n in notes if n.startswith("kind:")}
+    pending = "wt-span" if PENDING_KINDS & kinds else ""
+    pending_all = pending if read.plot.startswith("aggregate") else ""  # an aggregate's coverage, not only its total
+    sparse = read.plot.startswith("aggregate") and expected.p95_source == "5-minute means" and FILL_5M & kinds
+    p95_pending = pending_all or ("fill-5m" if sparse else "")
     out: list[Difference] = []
 
-    def differ(name: str, got: Any, want: Any, is_pending: bool = False) -> None:
+    def differ(name: str, got: Any, want: Any, is_pending: str = "") -> None:
         if not same(got, want):
             out.append(
                 Difference(
@@ -138,24 +167,41 @@ def compare(
                 if total_divisor is None:
                     continue
                 want = want / total_divisor if want is not None else None
-            differ(name, stats.get(name), want, pending and name == "total")
+            why = pending if name == "total" else pending_all
+            if name == "current" and not why and expected.tier in WIDTHS and SILENT & kinds:
+                why = "current-rollup"
+            differ(name, stats.get(name), want, why)
         if part == "single" or stats.get("p95") is not None:
-            differ("p95", stats.get("p95"), expected.p95)
+            differ("p95", stats.get("p95"), expected.p95, p95_pending)
             differ("p95_source", data.get("p95_source"), expected.p95_source)
         got, want = drawn_points(item), model_points(expected.points)
         missing, extra = sorted(want.keys() - got.keys()), sorted(got.keys() - want.keys())
-        if missing:
-            differ("points missing", [int(t - zero) for t in missing[:12]], f"{len(missing)} points")
-        if extra:
-            differ("points extra", [int(t - zero) for t in extra[:12]], f"{len(extra)} not in the model")
         wrong = [t for t in sorted(want.keys() & got.keys()) if not _same_point(got[t], want[t])]
+        edges = _edge_grid(read, expected, [*missing, *extra, *wrong]) or pending_all
+        if missing:
+            differ("points missing", [int(t - zero) for t in missing[:12]], f"{len(missing)} points", edges)
+        if extra:
+            differ("points extra", [int(t - zero) for t in extra[:12]], f"{len(extra)} not in the model", edges)
         if wrong:
             first = wrong[0]
-            differ(f"points wrong ({len(wrong)})", (int(first - zero), got[first]), want[first])
+            differ(f"points wrong ({len(wrong)})", (int(first - zero), got[first]), want[first], edges)
     else:
-        differ("p95", stats.get("p95"), expected.p95)
+        differ("p95", stats.get("p95"), expected.p95, p95_pending)
         differ("p95_source", data.get("p95_source"), expected.p95_source)
     return out
+
+
+def _edge_grid(read, expected, times: list[float]) -> str:
+    """Which coarse-chart edge defect (EDGE_GRID) explains point differences at `times`, "" for none."""
+    width = WIDTHS.get(expected.tier)
+    if not EDGE_GRID or width is None or expected.every_s <= width or not times:
+        return ""
+    end = read.moment
+    start = read.span.start if read.span.start is not None else end - SPANS[read.span.name]
+    head_until = math.floor(start / expected.every_s) * expected.every_s + expected.every_s
+    tail_from = end - TAIL_S - width - expected.every_s
+    found = {"head-grid" if t <= head_until else "tail-grid" if t >= tail_from else "" for t in times}
+    return "" if "" in found else "+".join(sorted(found))
 
 
 def _same_point(got: tuple, want: tuple) -> bool:

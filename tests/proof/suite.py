@@ -14,12 +14,10 @@ from hypothesis import seed as seeded
 from monitor.timeseries.templates import TEMPLATES
 from tests.model.scenario import Scenario
 from tests.proof.agent import PORT_FIELD, PORT_TEMPLATE, STRING_FIELD, STRING_TEMPLATE
-from tests.proof.batch import Plan, Read, anchor, play, raw_floor
-from tests.proof.compare import Difference, compare
+from tests.proof.batch import MOMENTS, Plan, Read, anchor, play, raw_floor
+from tests.proof.compare import SPANS, Difference, compare
 from tests.proof.reads import POINTS
 from tests.proof.strategies import kinds, scenario, shifted
-
-SPANS = {"1h": 3600, "6h": 6 * 3600, "1d": 86400, "1w": 7 * 86400, "1m": 31 * 86400}
 
 
 def drawn(seed: int, count: int) -> list[Scenario]:
@@ -79,14 +77,21 @@ def aggregates_of(scenarios: list[Scenario]) -> list[tuple[str, ...]]:
     return groups
 
 
-def run_batch(scenarios: list[Scenario], spool, first_key: int = 1000, groups: list[tuple[int, ...]] = ()) -> Outcome:
+def run_batch(
+    scenarios: list[Scenario],
+    spool,
+    first_key: int = 1000,
+    groups: list[tuple[int, ...]] = (),
+    moments: tuple[int, ...] = MOMENTS,
+) -> Outcome:
     """Play `scenarios` (anchored at 0) as devices first_key... on one timeline; compare every read with the model.
-    Aggregates: those `aggregates_of` picks, and `groups` (indexes of scenarios whose first counters are summed)."""
+    Aggregates: those `aggregates_of` picks, and `groups` (indexes of scenarios whose first counters are summed);
+    `moments`: when to read (tests/proof/batch.py MOMENTS)."""
     zero = anchor()
     placed = [shifted(s, zero, str(first_key + i)) for i, s in enumerate(scenarios)]
     by_key = {s.key: s for s in placed}
     named = [tuple(f"{placed[i].key}/{placed[i].counters[0].name}" for i in group) for group in groups]
-    plan = Plan(placed, aggregates_of(placed) + named)
+    plan = Plan(placed, aggregates_of(placed) + named, moments)
     outcome = Outcome(zero=zero, placed=placed)
     entry = model()
     expected_cache: dict = {}
