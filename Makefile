@@ -65,7 +65,7 @@ proof: deps install influxd
 	@influxd=$$(bash scripts/ensure-influxd.sh); pids=""; \
 	for shard in $$(seq 0 $$(($(PROOF_JOBS) - 1))); do \
 		PROOF_SCENARIOS=$(PROOF_SCENARIOS) PROOF_SHARD=$$shard/$(PROOF_JOBS) INFLUXD=$$influxd nice -n 10 $(PY) -m pytest \
-			-q -s -p no:cacheprovider tests/test_proof.py -k test_proof_many & pids="$$pids $$!"; \
+			-q -s -p no:cacheprovider tests/proof/many.py & pids="$$pids $$!"; \
 	done; status=0; for pid in $$pids; do wait $$pid || status=1; done; exit $$status
 
 format: install

@@ -99,9 +99,11 @@ def test_a_members_value_over_one_step():
     assert _value_in([(250 * S, 1.0), (300 * S, 5.0)], M60, 240 * S, 300 * S, 1000 * S) == 1.0
 
 
-def test_rollup_windows_of_a_slow_member_fill_the_empty_window_before_each():
+def test_rollup_windows_of_a_slow_member_fill_the_empty_windows_its_poll_interval_covers():
     means = {0: 1.0, 600 * S: 2.0}
+    # polled every 600 s: a sample covers the 600 s before it, two 5-minute windows back (-600 s is the first's)
     assert sorted(_fill(means, Member("d", "", 600), 300 * S)) == [
+        (-600 * S, 1.0),
         (-300 * S, 1.0),
         (0, 1.0),
         (300 * S, 2.0),
@@ -123,11 +125,18 @@ def test_rollup_windows_of_a_slow_member_fill_the_empty_window_before_each():
         (3600 * S, 2.0),
         (7200 * S, 2.0),
     ]
+    # every 900 s: three windows back from each sample's, never past a window that has its own
     assert sorted(_fill({0: 1.0, 300 * S: 2.0}, Member("d", "", 900), 300 * S)) == [
+        (-900 * S, 1.0),
+        (-600 * S, 1.0),
         (-300 * S, 1.0),
         (0, 1.0),
         (300 * S, 2.0),
     ]
+    # every 3,600 s on 5-minute windows: the twelve windows of the hour before; a gap longer is left empty
+    far = dict(_fill({0: 1.0, 7200 * S: 2.0}, Member("d", "", 3600), 300 * S))
+    assert sorted(far) == [t * 300 * S for t in range(-12, 1)] + [t * 300 * S for t in range(12, 25)]
+    assert far[3600 * S] == 2.0 and far[-3600 * S] == 1.0
 
 
 def test_the_reads_margin_covers_two_of_the_longest_intervals_and_half_an_hour():

@@ -6,6 +6,7 @@ newest window are one more point (docs/graphs.md)."""
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from datetime import timedelta
 
@@ -339,10 +340,15 @@ def _value_in(
 
 
 def _fill(means: dict[int, float], member: Member, step_ms: int) -> list[tuple[int, float]]:
-    """Rollup windows of a member polled less often than the step: an empty window takes the next one's mean."""
+    """Rollup windows of a member polled at least as seldom as the step: an empty window takes the mean of its
+    nearest later window with a sample, within the member's poll interval (its sample there covers the interval
+    before it: a member polled every 900 s fills the two or three 5-minute windows before each of its samples')."""
     out = dict(means)
     if member.interval_s * 1000 >= step_ms:
-        for t in sorted(means):
-            if t - step_ms not in out:
-                out[t - step_ms] = means[t]
+        ahead = math.ceil(member.interval_s * 1000 / step_ms)
+        for t in sorted(means):  # in time order: a window between two samples' takes the later one's
+            for k in range(1, ahead + 1):
+                if t - k * step_ms in out:
+                    break
+                out[t - k * step_ms] = means[t]
     return list(out.items())

@@ -98,6 +98,7 @@ def finish(
     cached part serves every range whose start lies in its first window."""
     head_ms, start_ms, end_ms = bounds.ms()
     every_ms = part["resolution_s"] * 1000
+    floor_ms = int(span.start.timestamp() * 1000)
     series = []
     spans = spans_of(edges, plot)
     for item in part["series"]:
@@ -112,8 +113,9 @@ def finish(
             if not inside:
                 continue
             values = [v for _, v in inside]
-            (heads if name == "head" else tails).extend(_edge_points(inside, since, every_ms, plot.scale))
-            (head_n if name == "head" else tail_n).extend(_edge_counts(inside, since, every_ms))
+            # a point per interval of the chart's grid, timed at its start (the range's, where it cuts the first)
+            (heads if name == "head" else tails).extend(_edge_points(inside, floor_ms, every_ms, plot.scale))
+            (head_n if name == "head" else tail_n).extend(_edge_counts(inside, floor_ms, every_ms))
             n, summed = n + len(values), summed + sum(values)
             lowest = min(values) if lowest is None else min(lowest, *values)
             highest = max(values) if highest is None else max(highest, *values)
@@ -125,6 +127,8 @@ def finish(
         legend = _legend(current, summed / n if n else None, lowest, highest, plot.template.totals, total)
         joined = _joined(cols, heads, tails, with_min=not columns)
         joined = _on_the_grid(joined, cols, (heads, head_n), (tails, tail_n), every_ms)
+        if joined["t"]:  # the range's first interval: its point at the range's start, whatever fills it
+            joined["t"][0] = max(_slot(joined["t"][0], every_ms), floor_ms)
         if columns:
             found = _scaled(plot, item["field"], item["label"], [], legend)
             del found["points"]
