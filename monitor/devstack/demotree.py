@@ -27,15 +27,19 @@ def ensure_tree(switch: Device, array: Device) -> Tree:
     return tree
 
 
+def kept_password(path: Path) -> str:
+    """A generated password kept in `path` (made on the first start, readable by its owner only)."""
+    if not path.exists():
+        path.write_text(secrets.token_urlsafe(12))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
 def ensure_reader(tree: Tree, var: Path) -> tuple[str, str]:
     """A user who is not staff and reads the demo tree only; its password kept in var/viewer-password."""
     from django.contrib.auth import get_user_model
 
-    path = var / "viewer-password"
-    if not path.exists():
-        path.write_text(secrets.token_urlsafe(12))
-        path.chmod(0o600)
-    password = path.read_text().strip()
+    password = kept_password(var / "viewer-password")
     users = get_user_model()
     user = users.objects.filter(username=READER).first()
     if user is None:

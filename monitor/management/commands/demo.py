@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import secrets
 import signal
 import sys
 import threading
@@ -112,11 +111,7 @@ class Command(BaseCommand):
     def _admin_password(self, var: Path) -> str:
         from django.contrib.auth import get_user_model
 
-        path = var / "admin-password"
-        if not path.exists():
-            path.write_text(secrets.token_urlsafe(12))
-            path.chmod(0o600)
-        password = path.read_text().strip()
+        password = demotree.kept_password(var / "admin-password")
         users = get_user_model()
         if not users.objects.filter(username="admin").exists():
             users.objects.create_superuser("admin", "admin@localhost", password)
