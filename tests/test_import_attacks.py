@@ -114,8 +114,9 @@ def test_an_unusable_file_is_refused_whole_with_a_clear_reason(client, admin_use
 
 def test_formulas_and_markup_in_names_are_shown_escaped_and_exported_inert(eager, client, admin_user):
     names = ["=cmd|' /C calc'!A0", "+SUM(1+1)", '@HYPERLINK("http://x.invalid")', "-2+3", "<script>alert(1)</script>"]
-    rows = "".join(f'"{n.replace(chr(34), chr(34) * 2)}",127.0.0.1,161,2c,x,1,0,60\n' for n in names)
-    rows += "\"=cmd|' /C calc'!A0\",127.0.0.1,161,2c,x,1,0,60\n"  # the same name again: refused, named in the reason
+    # each its own community: the same host, port and community twice is one device twice (refused as a duplicate)
+    rows = "".join(f'"{n.replace(chr(34), chr(34) * 2)}",127.0.0.1,161,2c,x{i},1,0,60\n' for i, n in enumerate(names))
+    rows += "\"=cmd|' /C calc'!A0\",127.0.0.1,161,2c,x9,1,0,60\n"  # the same name again: refused, named in the reason
     client.force_login(admin_user)
     response = upload(client, HEADER + rows, name="=evil<b>.csv", skip_test=True)
     assert response.status_code == 302
