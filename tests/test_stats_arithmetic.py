@@ -165,8 +165,8 @@ def test_edge_windows_put_samples_in_the_chart_s_grid_the_first_from_its_start()
     base = 5_666_666 * five  # on a 5-minute boundary
     points = [(base + 200_000, 4.0), (base + 250_000, 2.0), (base + five, 6.0), (base + five + 1, 1.0)]
     since = base + 100_000  # the first interval starts here, not at the boundary before it
-    assert edge_windows(points, since, five) == [[since, 2.0, 3.0, 4.0], [base + five, 1.0, 3.5, 6.0]]
-    assert edge_windows([(base + 2 * five - 1, 5.0)], base, five) == [[base + five, 5.0, 5.0, 5.0]]
+    assert edge_windows(points, since, five) == [[since, 2.0, 3.0, 4.0, 2], [base + five, 1.0, 3.5, 6.0, 2]]
+    assert edge_windows([(base + 2 * five - 1, 5.0)], base, five) == [[base + five, 5.0, 5.0, 5.0, 1]]
     assert edge_windows([], base, five) == []
 
 

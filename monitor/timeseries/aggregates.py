@@ -126,7 +126,7 @@ def _with_tail(plot: Plot, data: dict, tail: dict[str, tuple[list, float]], ever
             legend["total"] = (legend.get("total") or 0.0) + total / plot.template.total_divisor
         item["stats"] = legend
         drawn = stats.edge_windows(steps, steps[0][0], every_s * 1000)
-        item["points"] = [*item["points"], *([t, lo * scale, mid * scale, hi * scale] for t, lo, mid, hi in drawn)]
+        item["points"] = [*item["points"], *([t, lo * scale, mid * scale, hi * scale] for t, lo, mid, hi, _ in drawn)]
     return out
 
 

@@ -103,7 +103,7 @@ def finish(
     spans = spans_of(edges, plot)
     for item in part["series"]:
         acc, cols = item["acc"], item["cols"]
-        heads, tails, head_n, tail_n = [], [], [], []
+        heads, tails = [], []
         n, summed, lowest, highest, current = acc["n"], acc["sum"], acc["lo"], acc["hi"], acc["current"]
         total = acc["total"] if len(cols["t"]) else None
         got = edges.get((plot.key, item["field"]), {})
@@ -115,7 +115,6 @@ def finish(
             values = [v for _, v in inside]
             # a point per interval of the chart's grid, timed at its start (the range's, where it cuts the first)
             (heads if name == "head" else tails).extend(_edge_points(inside, floor_ms, every_ms, plot.scale))
-            (head_n if name == "head" else tail_n).extend(_edge_counts(inside, floor_ms, every_ms))
             n, summed = n + len(values), summed + sum(values)
             lowest = min(values) if lowest is None else min(lowest, *values)
             highest = max(values) if highest is None else max(highest, *values)
@@ -126,7 +125,7 @@ def finish(
                 total = (total or 0.0) + stats.total_between(rows, since, until, interval, spans, moved)
         legend = _legend(current, summed / n if n else None, lowest, highest, plot.template.totals, total)
         joined = _joined(cols, heads, tails, with_min=not columns)
-        joined = _on_the_grid(joined, cols, (heads, head_n), (tails, tail_n), every_ms)
+        joined = _on_the_grid(joined, cols, heads, tails, every_ms)
         if joined["t"]:  # the range's first interval: its point at the range's start, whatever fills it
             joined["t"][0] = max(_slot(joined["t"][0], every_ms), floor_ms)
         if columns:
@@ -140,21 +139,13 @@ def finish(
 
 
 def _edge_points(rows: list[tuple[int, float]], since: int, every_ms: int, scale: float) -> list[list]:
-    """Points (scaled) of raw samples from `since` on: one for each interval of the chart's grid they fall in, as
-    the rollup windows there will be once written (stats.edge_windows)."""
-    return [[t, lo * scale, mid * scale, hi * scale] for t, lo, mid, hi in stats.edge_windows(rows, since, every_ms)]
+    """Points (scaled, each with its samples) of raw samples from `since` on: one for each interval of the chart's
+    grid they fall in, as the rollup windows there will be once written (stats.edge_windows)."""
+    drawn = stats.edge_windows(rows, since, every_ms)
+    return [[t, lo * scale, mid * scale, hi * scale, n] for t, lo, mid, hi, n in drawn]
 
 
-def _edge_counts(rows: list[tuple[int, float]], since: int, every_ms: int) -> list[int]:
-    """The samples of each of `_edge_points`' points, in the same order."""
-    slots: dict[int, int] = {}
-    for t_ms, _ in rows:
-        slot = max(since, t_ms - t_ms % every_ms)
-        slots[slot] = slots.get(slot, 0) + 1
-    return [slots[t] for t in sorted(slots)]
-
-
-def _on_the_grid(joined: dict, cols: dict, head: tuple[list, list], tail: tuple[list, list], every_ms: int) -> dict:
+def _on_the_grid(joined: dict, cols: dict, heads: list, tails: list, every_ms: int) -> dict:
     """One point per interval of the chart's grid: where the newest cached windows fill only part of an interval
     (hourly windows on a 3-hour grid) the raw tail's first point lies in the same interval, and so may the raw
     head's last point and the first cached windows: each such pair becomes one point of every sample of both (the
@@ -162,16 +153,14 @@ def _on_the_grid(joined: dict, cols: dict, head: tuple[list, list], tail: tuple[
     counts = cols.get("n")
     if counts is None or not len(cols["t"]):
         return joined
-    heads, head_n = head
-    tails, tail_n = tail
     drop = []
     if tails and _slot(tails[0][0], every_ms) == _slot(cols["t"][-1], every_ms):
         at = len(heads) + len(cols["t"]) - 1
-        _merge(joined, at, at + 1, counts[-1], tail_n[0])
+        _merge(joined, at, at + 1, counts[-1], tails[0][4])
         drop.append(at + 1)
     if heads and _slot(heads[-1][0], every_ms) == _slot(cols["t"][0], every_ms):
         at = len(heads) - 1
-        _merge(joined, at, at + 1, head_n[-1], counts[0])
+        _merge(joined, at, at + 1, heads[-1][4], counts[0])
         drop.append(at + 1)
     for index in sorted(drop, reverse=True):
         for column in joined.values():

@@ -99,9 +99,10 @@ def windowed(points: Sequence[tuple[int, float]], every_ms: int) -> list[list[fl
 
 
 def edge_windows(points: Sequence[tuple[int, float]], since_ms: int, every_ms: int) -> list[list[float]]:
-    """[t, min, mean, max] of (t ms, value) samples from `since_ms` on, one per interval of a chart's grid they fall
-    in: the first from `since_ms`, the rest at multiples of `every_ms` (where a chart's rollup windows lie)."""
+    """[t, min, mean, max, samples] of (t ms, value) samples from `since_ms` on, one per interval of a chart's grid
+    they fall in: the first from `since_ms`, the rest at multiples of `every_ms` (where a chart's rollup windows
+    lie)."""
     slots: dict[int, list[float]] = {}
     for t_ms, value in points:
         slots.setdefault(max(since_ms, t_ms - t_ms % every_ms), []).append(value)
-    return [[t, min(vs), sum(vs) / len(vs), max(vs)] for t, vs in sorted(slots.items())]
+    return [[t, min(vs), sum(vs) / len(vs), max(vs), len(vs)] for t, vs in sorted(slots.items())]
