@@ -127,6 +127,15 @@ class Device(models.Model):
     def is_up(self) -> bool:
         return self.last_success_at is not None and self.consecutive_failures == 0
 
+    @property
+    def status(self) -> str:
+        """What its badge says: "disabled", "waiting" (for a first poll), "down" (not answering) or "up"."""
+        if not self.enabled:
+            return "disabled"
+        if not self.last_poll_at:
+            return "waiting"
+        return "down" if self.consecutive_failures else "up"
+
     def snmp_target(self) -> SnmpTarget:
         """The connection parameters for collectors (secrets decrypted in memory only)."""
         level = self.v3_security_level

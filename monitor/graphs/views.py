@@ -39,7 +39,7 @@ def home(request: HttpRequest) -> HttpResponse:
     """Is anything wrong, and what is busiest: devices, alerts, top ports, sensors and volumes (visible ones)."""
     visible = access_for(request).devices()
     devices = _wrong_first(list(visible))
-    not_answering = [d for d in devices if d.enabled and d.last_poll_at is not None and d.consecutive_failures]
+    not_answering = [d for d in devices if d.status == "down"]
     context = {"devices": devices, "not_answering": not_answering, "alerts_installed": alerts_panel()}
     context |= range_context(request)
     try:
@@ -92,17 +92,12 @@ def _rankings(visible: QuerySet, devices: list[Device], start, end, now) -> dict
     return {"busiest": busiest[:TOP], "sensors": sensors[:TOP], "volumes": volumes[:TOP]}
 
 
+WRONG_FIRST = {"down": 0, "waiting": 1, "up": 2, "disabled": 3}
+
+
 def _wrong_first(devices: list[Device]) -> list[Device]:
     """Devices not answering first, then those waiting for a first poll, then the rest, each by name."""
-
-    def rank(device: Device) -> int:
-        if not device.enabled:
-            return 3
-        if device.last_poll_at is None:
-            return 1
-        return 0 if device.consecutive_failures else 2
-
-    return sorted(devices, key=lambda d: (rank(d), d.name.casefold()))
+    return sorted(devices, key=lambda d: (WRONG_FIRST[d.status], d.name.casefold()))
 
 
 @login_required
