@@ -214,7 +214,7 @@ def _read(
     polls = tier.step_s == 0 and plot.template.totals
     if polls:  # the polls' records, for totals by the interval each sample was polled at
         script += intervals.flux(bind, bind(tier.bucket), [m.device for m in plot.members])
-        params |= {"q_start": params["p_start"], "q_stop": params["p_stop"] + timedelta(seconds=intervals.AFTER_S)}
+        params |= intervals.window(params["p_start"], params["p_stop"])
     tables = run(script, params | bind.values)
     found = {(int(index), stored): got.get("points", []) for (index, stored), got in lookup.index(tables).items()}
     if polls:

@@ -86,7 +86,7 @@ def gather_raw(
     def pred(suffix: str, only_totals: bool = False, what: str = "") -> str:
         return _predicate(plots, suffix, bind, lookup, only_totals, what)
 
-    now_of = {p.members[0].device: float(p.members[0].interval_s) for p in plots if p.template.totals}
+    now_of = _now_of([p for p in plots if p.template.totals])
     if shape.windowed:  # raw samples, windowed
         every = pred("")
         for name in ("mean", "max", "min") if detail else ("mean", "max"):
@@ -102,7 +102,7 @@ def gather_raw(
         script.append(chain(bucket, pred("", what="samples"), "", keep, "raw"))
         if now_of:
             script.append(intervals.flux(bind, bucket, list(now_of)))
-            base |= {"q_start": span.start, "q_stop": span.end + timedelta(seconds=intervals.AFTER_S)}
+            base |= intervals.window(span.start, span.end)
     tables = run("".join(script), base | bind.values)
     found = lookup.index(tables)
     if not shape.windowed:
@@ -115,6 +115,11 @@ def gather_raw(
         for key, rows in got.items():
             found[key]["traw"] = rows
     return found, polled
+
+
+def _now_of(plots: list[Plot]) -> dict[str, float]:
+    """{device: its poll interval today} of the graphs' devices (for samples no poll's record covers)."""
+    return {p.members[0].device: float(p.members[0].interval_s) for p in plots}
 
 
 def _all_moved(found: dict, plot: Plot) -> bool:
@@ -138,10 +143,9 @@ def totals_read(plots: list[Plot], span: Window) -> tuple[dict[tuple[str, str], 
     bind, lookup = Params(), Lookup()
     bucket = bind(tiers.tiers()[0].bucket)
     predicate = _predicate(plots, "", bind, lookup, only_totals=True, what="samples")
-    now_of = {p.members[0].device: float(p.members[0].interval_s) for p in plots}
+    now_of = _now_of(plots)
     script = chain(bucket, predicate, "", keep_columns(plots), "traw") + intervals.flux(bind, bucket, list(now_of))
-    params = {"p_start": span.start, "p_stop": span.end}
-    params |= {"q_start": span.start, "q_stop": span.end + timedelta(seconds=intervals.AFTER_S)}
+    params = {"p_start": span.start, "p_stop": span.end} | intervals.window(span.start, span.end)
     tables = run(script, params | bind.values)
     found = lookup.index(tables)
     return {key: results.get("traw", []) for key, results in found.items()}, intervals.from_tables(tables, now_of)

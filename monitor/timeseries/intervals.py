@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
+from datetime import datetime, timedelta
 
 from monitor.timeseries.client import Table
 from monitor.timeseries.flux import Params, any_of, chain
@@ -45,6 +46,12 @@ class Polled:
 def of(interval: float | Polled) -> Polled:
     """`interval` as Polled (a number: that interval throughout)."""
     return interval if isinstance(interval, Polled) else Polled((), interval)
+
+
+def window(start: datetime, stop: datetime) -> dict[str, datetime]:
+    """The `q_start`..`q_stop` of `flux` for samples from `start` to `stop`: AFTER_S more, since a poll's record is
+    written when the poll ends."""
+    return {"q_start": start, "q_stop": stop + timedelta(seconds=AFTER_S)}
 
 
 def flux(bind: Params, bucket: str, devices: Sequence[str]) -> str:
