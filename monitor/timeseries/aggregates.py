@@ -169,12 +169,8 @@ def _tail(plot: Plot, since, span: Window, step_s: int) -> dict[str, tuple[list,
 
 
 def _raw_names(plot: Plot) -> dict[str, str]:
-    """The stored fields of raw samples an aggregate reads: its fields, and their span and the bytes each rate
-    moved where they have totals."""
-    if not plot.template.totals:
-        return {f: f for f in plot.template.fields}
-    moved = [MOVED[f] for f in plot.template.fields if f in MOVED]
-    return {f: f for f in (*plot.template.fields, SPAN, *moved)}
+    """The stored fields of raw samples an aggregate reads ({stored: stored}: GraphTemplate.sample_fields)."""
+    return {f: f for f in plot.template.sample_fields}
 
 
 def _spans(got: dict, index: int) -> dict[int, float]:

@@ -25,7 +25,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
-from collectors.rollup import MOVED, SPAN
 from monitor.timeseries import cache, influxql, intervals, rawcols, tiers
 from monitor.timeseries.flux import Params, Plot
 from monitor.timeseries.intervals import Polled
@@ -55,8 +54,7 @@ def read(
     (monitor/timeseries/intervals.py). `versions`: each device's newest poll, which makes its tail cacheable."""
     lookup = Lookup()
     for plot in plots:
-        moved = [MOVED[f] for f in plot.template.fields if f in MOVED] if plot.template.totals else []
-        for field in (*plot.template.fields, *([SPAN, *moved] if plot.template.totals else [])):  # for totals
+        for field in plot.template.sample_fields:  # with what a total reads
             lookup.register(plot, plot.members[0], field, field)
     before = timedelta(seconds=2 * interval + 1)
     late = cache.late_writes()

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from operator import itemgetter
 
-from collectors.rollup import MOVED, SPAN
+from collectors.rollup import MOVED
 from monitor.timeseries import influxql, intervals, tiers
 from monitor.timeseries.client import run
 from monitor.timeseries.flux import (
@@ -54,11 +54,12 @@ def _names(plot: Plot, what: str = "") -> list[str]:
     """A graph's fields (""); where its legend shows a total, with what its rates moved ("counted": the bytes,
     counted beside the rates), only that ("moved"), or with their spans too ("samples": everything a total of
     samples in Python reads, monitor/timeseries/stats.py)."""
-    fields = list(plot.template.fields)
-    if not what or not plot.template.totals:
-        return [] if what == "moved" else fields
-    moved = [MOVED[f] for f in fields if f in MOVED]
-    return {"counted": [*fields, *moved], "moved": moved, "samples": [*fields, SPAN, *moved]}[what]
+    template = plot.template
+    if what == "moved":
+        return list(template.moved)
+    if what == "counted":
+        return [*template.fields, *template.moved]
+    return list(template.sample_fields if what == "samples" else template.fields)
 
 
 def gather(plots: list[Plot], span: Window, shape: Layout, interval: int, detail: bool, tail: bool = False) -> dict:

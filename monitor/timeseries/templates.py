@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from collectors.rollup import MOVED, SPAN
+
 
 @dataclass(frozen=True)
 class SeriesDef:
@@ -36,6 +38,17 @@ class GraphTemplate:
     @property
     def fields(self) -> tuple[str, ...]:
         return tuple(s.field for s in self.series)
+
+    @property
+    def moved(self) -> tuple[str, ...]:
+        """The stored fields of what each rate moved (collectors/rollup.py MOVED), where the legend shows a total."""
+        return tuple(MOVED[f] for f in self.fields if f in MOVED) if self.totals else ()
+
+    @property
+    def sample_fields(self) -> tuple[str, ...]:
+        """What a read of raw samples asks for: the fields and, where the legend shows a total, each sample's span
+        and what its rates moved (monitor/timeseries/stats.py `total`)."""
+        return (*self.fields, SPAN, *self.moved) if self.totals else self.fields
 
 
 def _t(
