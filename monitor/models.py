@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
@@ -82,6 +84,10 @@ class Device(models.Model):
     poll_interval_s = models.PositiveIntegerField(
         "poll interval (s)", default=60, validators=[MinValueValidator(5), MaxValueValidator(3600)]
     )
+    # The interval before its last change, and when it changed: pages count the windows the old polls were to write
+    # by both intervals for a while (monitor/timeseries/cache.py counted_interval_s).
+    previous_poll_interval_s = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    poll_interval_changed_at = models.DateTimeField(null=True, blank=True, editable=False)
     enabled = models.BooleanField(default=True)
     poller_group = models.SlugField(
         max_length=50,
@@ -122,6 +128,29 @@ class Device(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def save(self, *args, **kwargs) -> None:
+        """Save, noting a changed poll interval's old value and when it changed (how pages count its windows)."""
+        if self.pk is not None:
+            before = Device.objects.filter(pk=self.pk).values_list("poll_interval_s", flat=True).first()
+            if before is not None and before != self.poll_interval_s:
+                self.previous_poll_interval_s, self.poll_interval_changed_at = before, timezone.now()
+                if kwargs.get("update_fields") is not None:
+                    changed = ("previous_poll_interval_s", "poll_interval_changed_at")
+                    kwargs["update_fields"] = {*kwargs["update_fields"], *changed}
+        super().save(*args, **kwargs)
+
+    def counted_interval_s(self, now: datetime) -> int:
+        """The poll interval pages count its rollup windows as written by at `now` (cache.counted_interval_s)."""
+        from monitor.timeseries.cache import counted_interval_s
+
+        changed = self.poll_interval_changed_at
+        return counted_interval_s(
+            self.poll_interval_s,
+            self.previous_poll_interval_s,
+            changed.timestamp() if changed is not None else None,
+            now.timestamp(),
+        )
 
     @property
     def is_up(self) -> bool:

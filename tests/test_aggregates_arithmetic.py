@@ -237,9 +237,14 @@ def test_a_raw_tail_of_one_series_only_keeps_the_windows_extremes_and_is_drawn_f
         "p95": 4.0,
         "total": 80.0 / 8,
     }
-    # The tail starts at 600 s, inside the chart's 900-s point from 0: its first point is drawn from 600 s (the
-    # windows before it already fill that point), then on the grid.
-    assert outbound["points"] == [[0, 2.0, 3.0, 4.0], [600 * S, 3.0, 3.25, 3.5], [900 * S, 2.5, 2.5, 2.5]]
+    # The tail starts at 600 s, inside the chart's 900-s point from 0 that the windows at 0 and 300 s fill part of:
+    # its steps there join that point (one point per interval of the grid, the mean of its four steps), the rest
+    # are points of the grid.
+    assert outbound["points"] == [[0, 2.0, (2.0 + 4.0 + 3.0 + 3.5) / 4, 4.0], [900 * S, 2.5, 2.5, 2.5]]
+    # The windows' point holds one step only where one window lies in the interval.
+    one = _assemble(traffic(), Layout(FIVE, 300, 900), {"out_bps": [(0, 2.0), (900 * S, 4.0)]}, {}, {}, FIVE)
+    joined = _with_tail(traffic(), one, {"out_bps": ([(1200 * S, 1.0), (1500 * S, 3.0)], 0.0)}, 900)
+    assert joined["series"][1]["points"] == [[0, 2.0, 2.0, 2.0], [900 * S, 1.0, (4.0 + 1.0 + 3.0) / 3, 4.0]]
 
 
 def test_an_aggregate_of_traffic_reads_each_rate_s_span_and_bytes_and_counts_the_bytes_in_bits():
@@ -281,3 +286,16 @@ def test_the_answer_after_an_outage_fills_the_steps_its_span_covers():
     assert dict(_resample(samples, M300, 300 * S)) == without
     assert _value_in(samples, M300, 600 * S, 900 * S, 2000 * S, spans) == 5.0
     assert _value_in(samples, M300, 600 * S, 900 * S, 2000 * S) is None
+
+
+def test_an_aggregates_whole_windows_wait_for_the_windows_its_slowest_member_fills_from():
+    from monitor.timeseries.aggregates import lag
+
+    template = TEMPLATES["traffic"]
+    # A member polled every 900 s fills the three 5-minute windows before each sample's: the newest counted window
+    # is whole for the aggregate only once the three after it are counted too.
+    assert lag(Plot("k", template, (M60, Member("c", "1", 900))), 300) == 3
+    assert lag(Plot("k", template, (M60, M300)), 300) == 1
+    assert lag(Plot("k", template, (Member("a", "1", 299), M60)), 300) == 0  # a sample in every window
+    assert lag(Plot("k", template, (Member("c", "1", 3600),)), 3600) == 1
+    assert lag(Plot("k", template, (Member("c", "1", 3600),)), 300) == 12

@@ -221,6 +221,23 @@ def test_joined_columns_keep_their_order_and_minima_where_any_part_has_them():
     assert "min" not in _joined([nan_only])  # minima that are all NaN: as a cold read, none
 
 
+def test_joined_columns_keep_each_window_s_samples_where_every_part_has_them():
+    """The samples behind each point ("n") join the edges' samples to their grid interval's point (assemble.finish):
+    kept where every part with windows has them; a part without them leaves none (a merge would guess)."""
+    head = {"t": array("q", [0]), "mean": array("d", [1]), "max": array("d", [2]), "n": array("q", [4])}
+    middle = {
+        "t": array("q", [300, 600]),
+        "mean": array("d", [3, 4]),
+        "max": array("d", [5, 6]),
+        "n": array("q", [12, 9]),
+    }
+    empty = {"t": array("q", []), "mean": array("d", []), "max": array("d", [])}
+    assert list(_joined([head, middle, empty])["n"]) == [4, 12, 9]
+    uncounted = {"t": array("q", [900]), "mean": array("d", [7]), "max": array("d", [8])}
+    assert "n" not in _joined([head, middle, uncounted])
+    assert "n" not in _joined([empty])
+
+
 def test_the_spans_read_when_a_range_moves_on():
     # A 1-day range of 5-minute points moved on by one window: the window gone, the windows new read with the tail.
     day, five = 86_400, 300

@@ -29,12 +29,8 @@ BATCH = 40  # scenarios played together on one timeline by `make proof`
 
 def report(outcome: Outcome, ran: Tally, failed: Tally, classes: Tally | None = None) -> str:
     lines = [f"{kind:16} ran {ran[kind]:5}  failed {failed[kind]:5}" for kind in sorted(ran)]
-    classes = classes if classes is not None else Tally(d.kind for d in outcome.differences if not d.pending)
+    classes = classes if classes is not None else Tally(d.kind for d in outcome.differences)
     lines += [f"difference {name}: {count}" for name, count in classes.most_common()]
-    pending = [d for d in outcome.differences if d.pending]
-    for why, count in Tally(d.pending for d in pending).most_common():
-        lines.append(f"{count} differences expected-pending: {why}, e.g.:")
-        lines += [f"  {d}" for d in [d for d in pending if d.pending == why][:3]]
     return "\n".join(lines)
 
 

@@ -101,6 +101,13 @@ def test_changing_deleting_and_rediscovering(agent, admin_api):
     assert changed.json()["poll_interval_s"] == 30 and changed.json()["poller_group"] == "edge"
     device = Device.objects.get(pk=created["id"])
     assert device.community == COMMUNITY  # a change that does not name the community keeps it
+    # The old interval and the moment it changed are kept: pages count its windows by both for a while.
+    assert device.previous_poll_interval_s == 60 and device.poll_interval_changed_at is not None
+    assert device.counted_interval_s(device.poll_interval_changed_at) == 90
+    assert "previous_poll_interval_s" not in changed.json()
+    unchanged = device.poll_interval_changed_at
+    post(admin_api, path, {"retries": 2, "skip_test": True}, method="patch")
+    assert Device.objects.get(pk=created["id"]).poll_interval_changed_at == unchanged  # only the interval's change
     # A change is tested too: a port nothing listens on is refused unless told to skip the test (a new port needs
     # the community typed again: tests/test_secrets_travel.py).
     dead = free_udp_port()

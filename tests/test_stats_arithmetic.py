@@ -180,3 +180,11 @@ def test_a_total_counts_what_each_sample_moved_where_the_poller_wrote_it():
     assert total(points, 60.0, spans, moved) == 480.0 + 1920.0 + 480.0 + 960.0
     assert total_between(points, 5 * MINUTE, 9 * MINUTE, 60.0, spans, moved) == 1920.0 + 480.0
     assert total(points, 60.0, None, moved) == 480.0 + 1920.0 + 8.0 * 120 + 8.0 * 120
+
+
+def test_by_time_keeps_each_sample_s_value_scaled_and_leaves_out_the_missing():
+    from monitor.timeseries.stats import by_time
+
+    assert by_time([(1000, 2.0), (2000, None), (3000, 0.5)]) == {1000: 2.0, 3000: 0.5}
+    assert by_time([(1000, 2.0), (3000, 0.5)], 8.0) == {1000: 16.0, 3000: 4.0}  # bytes x 8: bits
+    assert by_time([]) == {}

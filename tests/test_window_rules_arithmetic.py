@@ -74,3 +74,37 @@ def test_a_range_is_aligned_to_its_whole_windows_up_to_the_newest_seen():
     # Nothing whole and seen: an empty span at the first whole window's start, never one ending before it starts.
     assert aligned(at(H + 3500), at(H + 7200), at(H + 3500), 300, 60.0) == (at(H + 3600), at(H + 3600))
     assert aligned(at(H + 10), at(H + 290), now, 300, 60.0) == (at(H + 300), at(H + 300))
+
+
+def test_after_an_interval_change_windows_are_counted_by_both_intervals_until_an_hour_at_the_change_would_be():
+    from monitor.timeseries.cache import counted_interval_s
+
+    # A device of the later half polled every 60 s at H - 50, H + 10, then made 300-s right after: its 60-s poll at
+    # H + 70 (the first a minute past H, which would write the window ending at H) never comes; the first 300-s poll
+    # comes up to 300 s after the change, H + 310, its lines in by H + 370. By the 60-s rule pages would count the
+    # window at H + 180, by the rule for 360 s at H + 480.
+    change = H + 10
+    assert seen_after_s(300, 60) == 180 and seen_after_s(300, 360) == 480 >= 310 + 60
+    assert counted_interval_s(300, 60, change, H + 180) == 360
+    assert newest_seen(H + 180, 300, counted_interval_s(300, 60, change, H + 180)) == H - 300  # not the one at H
+    # For as long as an hour ending at the change would be counted by the 360-s rule (13 minutes), then by 300 s.
+    assert seen_after_s(3600, 360) == 780
+    assert counted_interval_s(300, 60, change, change + 779) == 360
+    assert counted_interval_s(300, 60, change, change + 780) == 300
+    # Made faster (900 -> 60): the old polls may still not come; the sum keeps the window raw until they could have.
+    assert counted_interval_s(60, 900, change, change + 1) == 960
+    # No change recorded: the interval itself.
+    assert counted_interval_s(300, None, None, H) == 300
+    assert counted_interval_s(300, 60, None, H) == 300
+
+
+def test_a_range_aligned_with_a_lag_ends_that_many_windows_before_the_newest_seen():
+    # Polled every 900 s: at H + 3785 the newest 5-minute window seen ends at H + 2700 (18 minutes before: its
+    # end + 1080 s, rounded to the moment pages move on); three windows' lag ends the range at H + 1800.
+    now = at(H + 3785)
+    assert aligned(at(H - 86_400), now, now, 300, 900) == (at(H - 86_400), at(H + 2700))
+    assert aligned(at(H - 86_400), now, now, 300, 900, 3) == (at(H - 86_400), at(H + 1800))
+    # A range ending long ago is not held back: its own end comes first.
+    assert aligned(at(H - 86_400), at(H - 3600), now, 300, 900, 3) == (at(H - 86_400), at(H - 3600))
+    # Never before the range's first whole window.
+    assert aligned(at(H + 1900), now, now, 300, 900, 3) == (at(H + 2100), at(H + 2100))

@@ -83,8 +83,13 @@ def _speeds(members: list[Graph]) -> dict[tuple[int, str], int]:
     return {(i.device_id, i.name): i.speed_bps for i in rows}
 
 
-def _plot(key: str, template: GraphTemplate, members: list[Graph], scale: float) -> Plot:
-    found = tuple(Member(str(g.device_id), g.instance, g.device.poll_interval_s) for g in members)
+def _plot(key: str, template: GraphTemplate, members: list[Graph], scale: float, now: datetime | None = None) -> Plot:
+    """The chart of `members`, each with the interval pages count its windows as written by at `now`."""
+    now = now or datetime.now(timezone.utc)
+    found = tuple(
+        Member(str(g.device_id), g.instance, g.device.poll_interval_s, g.device.counted_interval_s(now))
+        for g in members
+    )
     return Plot(key, template, found, scale)
 
 
@@ -132,7 +137,7 @@ def _data(request: HttpRequest, kind: str, object_id: int) -> dict:
     title, template, members = _members(access_for(request), kind, object_id)
     window, points = _window(request.GET)
     scale, unit = _scale(_unit(request.GET), template, members, _speeds(members), strict=True)
-    plot = _plot(f"{kind}:{object_id}", template, members, scale)
+    plot = _plot(f"{kind}:{object_id}", template, members, scale, window.now)
     data = _read([plot], Window.of(window.start, window.end, points), "now", graphs=members)[plot.key]
     data["unit"] = unit
     data["graph"] = {"id": object_id, "kind": kind, "title": title, "template": template.slug}
@@ -235,7 +240,7 @@ def _batch(access: Access, graph_ids, aggregate_ids, span: Window, unit: str, p9
     plots, units = [], {}
     for kind, key, template, members in picked:
         scale, units[f"{kind}:{key}"] = _scale(unit, template, members, speeds, strict=False)
-        plots.append(_plot(f"{kind}:{key}", template, members, scale))
+        plots.append(_plot(f"{kind}:{key}", template, members, scale, span.now))
     members = [g for *_, graphs in picked for g in graphs]
     read = _read(plots, span, p95, detail=False, columns=columns, graphs=members)
     out: dict = {"graphs": {}, "aggregates": {}, "errors": errors}

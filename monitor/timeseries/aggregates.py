@@ -15,7 +15,7 @@ from monitor.timeseries import cache, intervals, stats, tiers
 from monitor.timeseries.client import run
 from monitor.timeseries.flux import Member, Params, Plot, any_of, chain, keep_columns, series_predicate
 from monitor.timeseries.lookup import Lookup
-from monitor.timeseries.plan import SOURCES, Layout, Window, interval_of, layout
+from monitor.timeseries.plan import SOURCES, Layout, Window, counted_interval_of, layout
 
 
 def read(plot: Plot, span: Window, p95: str = "now") -> dict:  # pragma: no mutate block (its defaults too)
@@ -24,43 +24,60 @@ def read(plot: Plot, span: Window, p95: str = "now") -> dict:  # pragma: no muta
     shape = layout(plot, span)
     start, end = span.start, span.end
     if shape.tier.step_s:
-        start, end = cache.aligned(span.start, span.end, span.now, shape.tier.step_s, interval_of([plot]))
-    # v2: entries keep each series' step count and sum ("_steps") for the raw tail; those cached before do not; the
-    # 95th's source is in the key, as ranges of the same windows may start either side of what raw retention holds
-    source = tiers.finest_holding(span.start, span.now).name
-    later = p95 == "later"
-    key = cache.key("aggregate-v2", shape, plot.template.slug, plot.members, plot.scale, start, end, later, source)
+        step = shape.tier.step_s
+        start, end = cache.aligned(span.start, span.end, span.now, step, counted_interval_of([plot]), lag(plot, step))
+    # v3: entries keep each series' step count and sum ("_steps") for the raw tail, and the 95th percentile only
+    # where it comes from the chart's own windows; the 95th's source is in the key, as ranges of the same windows may
+    # start either side of what raw retention holds
+    source = tiers.finest_holding(span.start, span.now)
+    key = cache.key("aggregate-v3", shape, plot.template.slug, plot.members, plot.scale, start, end, source.name)
     data = cache.get_many([key]).get(key) if shape.tier.step_s else None
     if data is None:
-        data = _windows(plot, shape, span, start, end, p95)
+        data = _windows(plot, shape, span, start, end)
         if shape.tier.step_s:
             cache.set_many({key: data}, shape.tier.step_s)
+    if plot.template.percentile and source.name != shape.tier.name:
+        data = _with_p95(plot, data, span, source, later=p95 == "later")
     if shape.tier.step_s and end < span.end and tiers.tiers()[0].holds(end, span.now):
         tail = _tail(plot, end, span, shape.tier.step_s)  # the raw samples after the newest window
         return _with_tail(plot, data, tail, shape.every_s)
     return _public(data)
 
 
-def _windows(plot: Plot, shape: Layout, span: Window, start, end, p95: str) -> dict:
-    """The graph over [start, end) of its tier: the members' steps summed, their legend and 95th percentile."""
+def _windows(plot: Plot, shape: Layout, span: Window, start, end) -> dict:
+    """The graph over [start, end) of its tier: the members' steps summed, their legend, and their 95th percentile
+    where the range's finest tier is the chart's own (else `_with_p95`)."""
     # pragma: no mutate block (reads InfluxDB and the cache: tests/test_planted_aggregates.py)
     source = tiers.finest_holding(span.start, span.now)
     steps, totals = _summed(plot, shape.tier, shape.native_s, start, end, span.now)
-    pending = False
-    if not plot.template.percentile:
-        p95s = {}
-    elif source.name == shape.tier.name:
+    p95s = {}
+    if plot.template.percentile and source.name == shape.tier.name:
         p95s = {field: stats.percentile([v for _, v in values]) for field, values in steps.items()}
-    elif p95 == "later":
-        p95s, pending = {}, True
-    else:
-        whole = cache.aligned(span.start, span.end, span.now, source.step_s, interval_of([plot]))
+    return _assemble(plot, shape, steps, p95s, totals, source)
+
+
+def _with_p95(plot: Plot, data: dict, span: Window, source: tiers.Tier, later: bool) -> dict:
+    """The graph with its 95th percentile of the members' summed means of `source`'s whole windows counted as
+    written at the request's moment (cached until the next one is), not of the chart's coarser ones: a month's
+    chart of hourly windows takes it from 5-minute windows that move on every 5 minutes. `later`: left out, marked
+    pending (a page's second request asks for it)."""
+    # pragma: no mutate block (reads InfluxDB and the cache: tests/test_planted_aggregates.py)
+    if later:
+        return data | {"p95_pending": True}
+    step = source.step_s
+    whole = cache.aligned(span.start, span.end, span.now, step, counted_interval_of([plot]), lag(plot, step))
+    key = cache.key("aggregate-p95", source.name, plot.template.slug, plot.members, *whole)
+    p95s = cache.get_many([key]).get(key)
+    if p95s is None:
         means, _ = _summed(plot, source, source.step_s, *whole)
         p95s = {field: stats.percentile([v for _, v in values]) for field, values in means.items()}
-    data = _assemble(plot, shape, steps, p95s, totals, source)
-    if pending:
-        data["p95_pending"] = True
-    return data
+        cache.set_many({key: p95s}, source.step_s)
+    series = []
+    for item in data["series"]:
+        found = p95s.get(item["field"])
+        p95 = found * plot.scale if found is not None else None
+        series.append(item | {"stats": item["stats"] | {"p95": p95}})
+    return data | {"series": series}
 
 
 def _assemble(plot: Plot, shape: Layout, steps: dict, p95s: dict, totals: dict, source: tiers.Tier) -> dict:
@@ -87,7 +104,8 @@ def _assemble(plot: Plot, shape: Layout, steps: dict, p95s: dict, totals: dict, 
                 "label": definition.label,
                 "points": [[t, lo * scale, mid * scale, hi * scale] for t, lo, mid, hi in points],
                 "stats": legend,
-                "_steps": (len(numbers), sum(numbers)),  # for the raw tail's point (_with_tail)
+                "_steps": (len(numbers), sum(numbers)),  # for the raw tail's legend and point (_with_tail)
+                "_last_n": _in_last_slot(values, every_ms),
             }
         )
     return {
@@ -98,6 +116,14 @@ def _assemble(plot: Plot, shape: Layout, steps: dict, p95s: dict, totals: dict, 
         "unit": plot.template.unit,
         "p95_source": SOURCES[source.name] if plot.template.percentile else None,
     }
+
+
+def _in_last_slot(values: list[tuple[int, float]], every_ms: int) -> int:
+    """How many of the steps (t ms, value) lie in the grid interval of the newest one (its point's steps)."""
+    if not values:
+        return 0
+    last = values[-1][0] - values[-1][0] % every_ms
+    return sum(1 for t, _ in values if t - t % every_ms == last)
 
 
 def _public(data: dict) -> dict:
@@ -125,8 +151,21 @@ def _with_tail(plot: Plot, data: dict, tail: dict[str, tuple[list, float]], ever
         if plot.template.totals:
             legend["total"] = (legend.get("total") or 0.0) + total / plot.template.total_divisor
         item["stats"] = legend
-        drawn = stats.edge_windows(steps, steps[0][0], every_s * 1000)
-        item["points"] = [*item["points"], *([t, lo * scale, mid * scale, hi * scale] for t, lo, mid, hi, _ in drawn)]
+        every_ms = every_s * 1000
+        drawn = [
+            [t, lo * scale, mid * scale, hi * scale, n] for t, lo, mid, hi, n in stats.edge_windows(steps, 0, every_ms)
+        ]
+        points = item["points"]
+        if points and drawn and drawn[0][0] == points[-1][0] - points[-1][0] % every_ms:
+            # the newest windows fill part of an interval of the chart's grid: the tail's first steps join its point
+            _, lo, mid, hi, tail_n = drawn.pop(0)
+            n = kept["_last_n"]
+            last = points[-1]
+            points = [
+                *points[:-1],
+                [last[0], min(last[1], lo), (last[2] * n + mid * tail_n) / (n + tail_n), max(last[3], hi)],
+            ]
+        item["points"] = [*points, *([t, lo, mid, hi] for t, lo, mid, hi, _ in drawn)]
     return out
 
 
@@ -175,7 +214,7 @@ def _raw_names(plot: Plot) -> dict[str, str]:
 
 def _spans(got: dict, index: int) -> dict[int, float]:
     """{t ms: span} of a member's samples (`_read`'s rows of `span_s`)."""
-    return {t: v for t, v in got.get((index, SPAN), []) if v is not None}
+    return stats.by_time(got.get((index, SPAN), []))
 
 
 def _moved(got: dict, index: int, field: str) -> dict[int, float]:
@@ -183,7 +222,7 @@ def _moved(got: dict, index: int, field: str) -> dict[int, float]:
     name = MOVED.get(field)
     if name is None:
         return {}
-    return {t: v * MOVED_SCALE for t, v in got.get((index, name), []) if v is not None}
+    return stats.by_time(got.get((index, name), []), MOVED_SCALE)
 
 
 def _margin_s(plot: Plot) -> int:
@@ -248,7 +287,7 @@ def _summed(
                     totals[field] += stats.total(inside, polled, spans, _moved(got, index, field))
     else:
         names = {f"{f}_{s}": f for f in fields for s in ("sum", "count")}
-        got = _read(plot, tier, start, end, names)
+        got = _read(plot, tier, start, end + timedelta(seconds=lag(plot, step_s) * step_s), names)  # and the fill's
         for index, member in enumerate(plot.members):
             for field in fields:
                 counts = dict(got.get((index, field + "_count"), []))
@@ -335,16 +374,26 @@ def _value_in(
     return None
 
 
+def ahead(member: Member, step_s: int) -> int:
+    """How many windows of `step_s` after an empty one `_fill` may take a member's mean from."""
+    return math.ceil(member.interval_s / step_s) if member.interval_s >= step_s else 0
+
+
+def lag(plot: Plot, step_s: int) -> int:
+    """How many windows before the newest counted as written an aggregate's whole windows end: each then has
+    every member's fill (`_fill`) from windows counted as written too, so it never changes when a later one lands
+    (the samples after it are the raw tail's, whose steps take a later sample whose span reaches back)."""
+    return max(ahead(member, step_s) for member in plot.members)
+
+
 def _fill(means: dict[int, float], member: Member, step_ms: int) -> list[tuple[int, float]]:
     """Rollup windows of a member polled at least as seldom as the step: an empty window takes the mean of its
     nearest later window with a sample, within the member's poll interval (its sample there covers the interval
     before it: a member polled every 900 s fills the two or three 5-minute windows before each of its samples')."""
     out = dict(means)
-    if member.interval_s * 1000 >= step_ms:
-        ahead = math.ceil(member.interval_s * 1000 / step_ms)
-        for t in sorted(means):  # in time order: a window between two samples' takes the later one's
-            for k in range(1, ahead + 1):
-                if t - k * step_ms in out:
-                    break
-                out[t - k * step_ms] = means[t]
+    for t in sorted(means):  # in time order: a window between two samples' takes the later one's
+        for k in range(1, ahead(member, step_ms // 1000) + 1):
+            if t - k * step_ms in out:
+                break
+            out[t - k * step_ms] = means[t]
     return list(out.items())

@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from array import array
 from collections import defaultdict
+from itertools import chain
 
 from collectors.rollup import MOVED, MOVED_SCALE, SPAN
 from monitor.timeseries import stats, tiers
@@ -34,7 +35,7 @@ def graph(plot: Plot, found: dict, shape: Layout, span: Window, interval: int | 
 
 def spans_of(found: dict, plot: Plot) -> dict[int, float]:
     """{t ms: span} of a graph's samples (their `span_s`, of every read that returned it)."""
-    return {t: v for rows in found.get((plot.key, SPAN), {}).values() for t, v in rows if v is not None}
+    return stats.by_time(chain.from_iterable(found.get((plot.key, SPAN), {}).values()))
 
 
 def moved_of(found: dict, plot: Plot, field: str) -> dict[int, float]:
@@ -43,7 +44,7 @@ def moved_of(found: dict, plot: Plot, field: str) -> dict[int, float]:
     name = MOVED.get(field)
     if name is None:
         return {}
-    return {t: v * MOVED_SCALE for rows in found.get((plot.key, name), {}).values() for t, v in rows if v is not None}
+    return stats.by_time(chain.from_iterable(found.get((plot.key, name), {}).values()), MOVED_SCALE)
 
 
 def rollup_part(plot: Plot, found: dict, shape: Layout, span: Window) -> dict:
@@ -88,14 +89,22 @@ def points_of(cols: dict) -> list[list]:
 
 
 def finish(
-    plot: Plot, part: dict, edges: dict, bounds: Bounds, span: Window, interval: int | Polled, columns: bool = False
+    plot: Plot,
+    part: dict,
+    edges: dict,
+    bounds: Bounds,
+    span: Window,
+    interval: int | Polled,
+    columns: bool = False,
+    newest: dict | None = None,
 ) -> dict:
     """The graph of a cached `part` and the raw samples of `edges` before its first window and after its newest:
     they are more points (partial windows, and the windows not yet written: one a chart interval, on the grid of the
     cached ones) and count in every figure of the legend. `columns`: the series carry `cols` (lists "t", "mean",
     "max" and maybe "min") instead of `points`, made from the cached machine arrays at C speed (a page's answer;
     rows of Python lists cost 17 ms per 20 graphs). The 95th percentile's source is the request's (`span`): a
-    cached part serves every range whose start lies in its first window."""
+    cached part serves every range whose start lies in its first window. `newest`: {(plot key, field): value} of
+    the newest raw sample before the tail, `current` where the tail holds none (monitor/timeseries/newest.py)."""
     head_ms, start_ms, end_ms = bounds.ms()
     every_ms = part["resolution_s"] * 1000
     floor_ms = int(span.start.timestamp() * 1000)
@@ -106,6 +115,7 @@ def finish(
         heads, tails = [], []
         n, summed, lowest, highest, current = acc["n"], acc["sum"], acc["lo"], acc["hi"], acc["current"]
         total = acc["total"] if len(cols["t"]) else None
+        current = (newest or {}).get((plot.key, item["field"]), current)
         got = edges.get((plot.key, item["field"]), {})
         for name, since, until in (("head", head_ms, start_ms), ("tail", end_ms, None)):
             rows = [(t, v) for t, v in got.get(name, ()) if v is not None]

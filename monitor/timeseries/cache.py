@@ -29,6 +29,18 @@ def seen_after_s(step_s: int, interval_s: float) -> int:
     return WRITE_GRACE_S + math.ceil(late / FIVE) * FIVE
 
 
+def counted_interval_s(interval_s: int, previous_s: int | None, changed_at_s: float | None, now_s: float) -> int:
+    """The poll interval pages count a device's windows as written by at `now_s`: its interval, but the sum of its
+    old and new ones until an hour ending at the change would be counted by that sum. The old polls may stop before
+    writing a window that ended before the change, and the first poll at the new interval comes within one new
+    interval of the change (a 60-s device made 300-s: a window it has not written yet is written up to 300 s later
+    than the 60-s rule says)."""
+    if previous_s is None or changed_at_s is None:
+        return interval_s
+    both = previous_s + interval_s
+    return both if now_s - changed_at_s < seen_after_s(HOUR, both) else interval_s
+
+
 # An hour is seen with the 5-minute window pages see 5 minutes after it (devices polled each minute).
 HOUR_GRACE_S = seen_after_s(HOUR, SPREAD_S)
 
@@ -39,12 +51,16 @@ def newest_seen(now_s: float, step_s: int, interval_s: float) -> float:
     return math.floor((now_s - seen_after_s(step_s, interval_s)) / step_s) * step_s
 
 
-def aligned(start: datetime, end: datetime, now: datetime, step_s: int, interval_s: float) -> tuple[datetime, datetime]:
+def aligned(
+    start: datetime, end: datetime, now: datetime, step_s: int, interval_s: float, lag: int = 0
+) -> tuple[datetime, datetime]:
     """The whole windows of `step_s` inside [start, end], ending no later than the newest one surely written by
-    devices polled every `interval_s`: what a rollup tier can say about the range, and the same for every request
-    until the next window lands. The samples after it are raw (monitor/timeseries/edges.py)."""
+    devices polled every `interval_s` (`lag` windows before it: an aggregate's windows wait for those its slow
+    members' fill comes from): what a rollup tier can say about the range, and the same for every request until the
+    next window lands. The samples after it are raw (monitor/timeseries/edges.py)."""
     first = math.ceil(start.timestamp() / step_s) * step_s
-    last = min(math.floor(end.timestamp() / step_s) * step_s, newest_seen(now.timestamp(), step_s, interval_s))
+    newest = newest_seen(now.timestamp(), step_s, interval_s) - lag * step_s
+    last = min(math.floor(end.timestamp() / step_s) * step_s, newest)
     last = max(last, first)
     return datetime.fromtimestamp(first, timezone.utc), datetime.fromtimestamp(last, timezone.utc)
 

@@ -12,11 +12,17 @@ from monitor.timeseries.templates import GraphTemplate
 
 @dataclass(frozen=True)
 class Member:
-    """One series set a graph reads: a device, the instance (port, volume... or "" for device-wide), its interval."""
+    """One series set a graph reads: a device, the instance (port, volume... or "" for device-wide), its interval,
+    and the interval pages count its windows as written by (0: its interval; cache.counted_interval_s)."""
 
     device: str
     instance: str
     interval_s: int
+    counted_s: int = 0
+
+    @property
+    def counts_by_s(self) -> int:
+        return self.counted_s or self.interval_s
 
 
 @dataclass(frozen=True)

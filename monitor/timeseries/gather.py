@@ -50,6 +50,11 @@ def _predicate(
     return any_of(parts) if parts else ""
 
 
+def series_of(plots: list[Plot], bind: Params, lookup: Lookup) -> str:
+    """The predicate of the graphs' fields' series, each registered with `lookup` (for reads of their own)."""
+    return _predicate(plots, "", bind, lookup)
+
+
 def _names(plot: Plot, what: str = "") -> list[str]:
     """A graph's fields (""); where its legend shows a total, with what its rates moved ("counted": the bytes,
     counted beside the rates), only that ("moved"), or with their spans too ("samples": everything a total of

@@ -11,7 +11,7 @@ from monitor.timeseries import cache, sliding, stats, tiers
 from monitor.timeseries.client import run
 from monitor.timeseries.flux import Params, Plot, any_of, chain, keep_columns, series_predicate
 from monitor.timeseries.lookup import Lookup
-from monitor.timeseries.plan import SOURCES, Bounds, Layout, Window, interval_of
+from monitor.timeseries.plan import SOURCES, Bounds, Layout, Window, counted_interval_of
 
 BOUND_WINDOWS = 2000  # windows per series for the bound: finer is tighter, coarser reads less
 
@@ -117,7 +117,7 @@ def _set(plots: list[Plot], out: dict, values: dict[tuple[str, str], float | Non
 
 def _cache_key(plot: Plot, source: tiers.Tier, span: Window) -> str:
     # pragma: no mutate block (a cache key, not a number: tests/test_legends.py)
-    start, end = cache.aligned(span.start, span.end, span.now, source.step_s, interval_of([plot]))
+    start, end = cache.aligned(span.start, span.end, span.now, source.step_s, counted_interval_of([plot]))
     return cache.key("p95", source.bucket, plot.template.slug, plot.members, start, end)
 
 
@@ -167,7 +167,7 @@ def _from_rollups(plots: list[Plot], span: Window, source: tiers.Tier) -> dict[t
     """From each 5-minute (or hourly) window's mean, over the whole windows of the range: from the values kept
     when the range was read before (monitor.timeseries.sliding), else read in full."""
     # pragma: no mutate block (reads InfluxDB: tests/test_legends.py, tests/test_planted_legends.py)
-    start, end = cache.aligned(span.start, span.end, span.now, source.step_s, interval_of(plots))
+    start, end = cache.aligned(span.start, span.end, span.now, source.step_s, counted_interval_of(plots))
     if end <= start:
         return {}
     if source.name != "5m":  # hourly windows keep no mean: read sums and counts (ranges past 5-minute retention)

@@ -62,9 +62,14 @@ EDGE_POINTS = 4
 
 
 def interval_of(plots: Iterable[Plot]) -> int:
-    """The longest poll interval of the graphs' members: what their charts' steps and the windows they count as
-    written go by (collectors/rollup.py written_by_s)."""
+    """The longest poll interval of the graphs' members: what their charts' steps go by."""
     return max(member.interval_s for plot in plots for member in plot.members)
+
+
+def counted_interval_of(plots: Iterable[Plot]) -> int:
+    """The longest interval the graphs' members count their windows as written by (collectors/rollup.py
+    written_by_s; after an interval change, monitor/timeseries/cache.py counted_interval_s)."""
+    return max(member.counts_by_s for plot in plots for member in plot.members)
 
 
 def layout(plot: Plot, span: Window, raw_first: bool = True) -> Layout:

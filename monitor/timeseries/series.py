@@ -7,11 +7,11 @@ from collections import defaultdict
 from collections.abc import Mapping
 from datetime import datetime
 
-from monitor.timeseries import assemble, cache, carry, percentiles, tiers
+from monitor.timeseries import assemble, cache, carry, newest, percentiles, tiers
 from monitor.timeseries import edges as raw_edges
 from monitor.timeseries.flux import Plot
 from monitor.timeseries.gather import gather, gather_raw
-from monitor.timeseries.plan import Bounds, Layout, Window, layout
+from monitor.timeseries.plan import Bounds, Layout, Window, counted_interval_of, layout
 
 PART = "windows-cols"  # the cache's name for a chart's windows (assemble.rollup_part): renamed when their form changes
 
@@ -37,9 +37,9 @@ def read(
     groups: dict[tuple, list[Plot]] = defaultdict(list)
     for plot in plots:
         shape = layout(plot, span, raw_first=False)
-        groups[(shape, plot.members[0].interval_s)].append(plot)
+        groups[(shape, plot.members[0].interval_s, plot.members[0].counts_by_s)].append(plot)
     out: dict[str, dict] = {}
-    for (shape, interval), members in groups.items():
+    for (shape, interval, _), members in groups.items():
         if p95 == "only" and tiers.finest_holding(span.start, span.now).step_s:
             out |= percentiles.only(members, span, shape)
         elif shape.tier.step_s:
@@ -67,7 +67,7 @@ def _rollup_group(
     """Graphs read from a rollup tier over its whole windows (cached until a newer window is written), then the
     raw samples after the newest window, so the chart and its legend reach the last poll."""
     raw = tiers.tiers()[0]
-    start, end = cache.aligned(span.start, span.end, span.now, shape.tier.step_s, interval)
+    start, end = cache.aligned(span.start, span.end, span.now, shape.tier.step_s, counted_interval_of(plots))
     whole = Window(start, end, span.points, span.now)
 
     def key_of(plot: Plot, since: datetime, until: datetime) -> str:
@@ -92,9 +92,11 @@ def _rollup_group(
             plots, head, start, end, span.end, span.now, shape.tier.step_s, interval, versions
         )
     bounds = Bounds(head, start, end)
+    silent = newest.without_tail(plots, edges, bounds.ms()[2])  # current: their newest sample, not a window's mean
+    found = newest.newest(silent, span.start, end, span.now, shape.tier.step_s)
     out = {
         plot.key: assemble.finish(
-            plot, parts[plot.key], edges, bounds, span, polled.get(plot.members[0].device, interval), columns
+            plot, parts[plot.key], edges, bounds, span, polled.get(plot.members[0].device, interval), columns, found
         )
         for plot in plots
     }

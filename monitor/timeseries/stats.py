@@ -41,6 +41,11 @@ def lower_bound(windows: Iterable[tuple[float, float]], k: int) -> float | None:
     return None
 
 
+def by_time(rows: Iterable[tuple[int, float | None]], scale: float = 1.0) -> dict[int, float]:
+    """{t ms: value x scale} of a read's rows, the missing values left out: a total's spans or bytes, by sample."""
+    return {t: v * scale for t, v in rows if v is not None}
+
+
 def total(
     points: Sequence[tuple[int, float]],
     interval: float | Polled,

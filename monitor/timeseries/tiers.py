@@ -33,11 +33,16 @@ class Tier:
         """Whether the tier serves a range from `start` at `now`: its bucket still keeps every sample from there, as
         InfluxDB keeps it (from the start of the shard group that holds `now` less the bucket's own retention, and
         since a raised retention: retention.py), and it lies within the tier's configured retention and READ_SLACK."""
+        floor = self.floor(now)
+        return floor is None or start >= floor
+
+    def floor(self, now: datetime) -> datetime | None:
+        """The oldest moment from which the tier serves ranges at `now` (`holds`); None: any."""
         floors = [retention.kept(self.bucket, self.retention_days).floor(now.timestamp())]
         if self.retention_days:
             floors.append((now - timedelta(days=self.retention_days) - READ_SLACK).timestamp())
         held = [floor for floor in floors if floor is not None]
-        return not held or start.timestamp() >= max(held)
+        return datetime.fromtimestamp(max(held), timezone.utc) if held else None
 
 
 def tiers(base: str | None = None) -> list[Tier]:

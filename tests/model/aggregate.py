@@ -23,7 +23,7 @@ from tests.model.chart import (
 )
 from tests.model.rates import Rate, good, nearest_rank_p95, rates
 from tests.model.scenario import Scenario
-from tests.model.windows import interval_at, is_counted, window_start
+from tests.model.windows import counted_interval, in_force_at, is_counted, window_start
 
 
 @dataclass(frozen=True)
@@ -89,8 +89,9 @@ def aggregate(
     members: list[tuple[Scenario, str]], start: float, end: float, points: int, now: float, raw_floor_s: float
 ) -> Expected:
     """What the aggregate of `members` (a scenario and a counter name each) shows for [start, end) read at `now`."""
-    series = [Member.of([s for s in good(rates(sc)[name]) if s.t <= now], interval_at(sc, now)) for sc, name in members]
+    series = [Member.of([s for s in good(rates(sc)[name]) if s.t <= now], in_force_at(sc, now)) for sc, name in members]
     longest = max(m.interval for m in series)
+    counting = max(counted_interval(sc, now) for sc, _ in members)  # what the windows counted as written go by
     live = end >= now
     tier = "raw" if start >= raw_floor_s else tier_for(start, end, points, now, raw_floor_s)
     width = WIDTHS.get(tier)
@@ -104,8 +105,10 @@ def aggregate(
                 steps.append((lo, total))
             lo += step
     else:
-        steps = written_sums(series, start, end, width, longest, now)
-        lo = math.ceil(start / width) * width + width * _written_count(start, end, width, longest, now)
+        steps = written_sums(series, start, end, width, counting, now)
+        lo = math.ceil(start / width) * width + width * _written_count(
+            start, end, width, counting, now, fills(series, width)
+        )
         while lo < end:  # the tail: raw samples after the newest window counted, a step a window, cut at the end
             hi = min(lo + width, end)
             total = _summed([step_value(m, lo, hi, now, live) for m in series])
@@ -120,9 +123,9 @@ def aggregate(
     if source == "raw":
         p95 = nearest_rank_p95(values)
     else:
-        p95 = nearest_rank_p95([v for _, v in written_sums(series, start, end, WIDTHS[source], longest, now)])
+        p95 = nearest_rank_p95([v for _, v in written_sums(series, start, end, WIDTHS[source], counting, now)])
     totals = [
-        sum(s.value * s.span for s in reachable(m.samples, start, end, width, raw_floor_s, longest, now))
+        sum(s.value * s.span for s in reachable(m.samples, start, end, width, raw_floor_s, counting, now))
         for m in series
     ]
     return Expected(
@@ -140,12 +143,18 @@ def aggregate(
     )
 
 
-def _written_count(start: float, end: float, width: int, longest: int, now: float) -> int:
-    """How many whole windows of the range, from its first, pages count as written at `now`."""
+def _written_count(start: float, end: float, width: int, longest: int, now: float, fills: int = 0) -> int:
+    """How many whole windows of the range, from its first, pages count as written at `now`: each with the `fills`
+    windows after it (those a slow member's value in it may come from, `window_value`) counted as written too."""
     n, lo = 0, math.ceil(start / width) * width
-    while lo + width <= end and is_counted(lo + width, width, longest, now):
+    while lo + width <= end and is_counted(lo + width + fills * width, width, longest, now):
         n, lo = n + 1, lo + width
     return n
+
+
+def fills(series: list[Member], width: int) -> int:
+    """How many windows after a window a member's value in it may come from (`window_value`), the most of any."""
+    return max(math.ceil(m.interval / width) if m.interval >= width else 0 for m in series)
 
 
 def written_sums(
@@ -154,7 +163,7 @@ def written_sums(
     """(start, members' summed means) of the range's whole windows of `width` counted as written at `now`."""
     sums = []
     first = math.ceil(start / width) * width
-    for k in range(_written_count(start, end, width, longest, now)):
+    for k in range(_written_count(start, end, width, longest, now, fills(series, width))):
         lo = first + k * width
         total = _summed([window_value(m, lo, width) for m in series])
         if total is not None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from tests.model.rates import Rate, good, nearest_rank_p95, rates
 from tests.model.scenario import Scenario
-from tests.model.windows import FIVE_MIN, HOUR, interval_at, is_counted, window_start, windows
+from tests.model.windows import FIVE_MIN, HOUR, counted_interval, in_force_at, is_counted, window_start, windows
 
 DAY = 86400
 GO_ZERO_S = 62_135_596_800  # 0001-01-01 to 1970-01-01: InfluxDB starts shard groups at Go's Time.Truncate
@@ -121,11 +121,11 @@ def chart(
 ) -> Expected:
     """What the graph of one counter shows for [start, end) read at `now` with `points` pixels."""
     samples = rates(scenario)[counter_name]
-    interval = interval_at(scenario, now)
+    interval, counting = in_force_at(scenario, now), counted_interval(scenario, now)
     tier = tier_for(start, end, points, now, raw_floor_s)
     width = WIDTHS.get(tier)
     every = every_s(width or interval, start, end, points)
-    shown = reachable(samples, start, end, width, raw_floor_s, interval, now)
+    shown = reachable(samples, start, end, width, raw_floor_s, counting, now)
     values = [s.value for s in shown]
     aggregated = width is not None or every != interval  # points are windows: a rollup's, or longer than a poll
     if not aggregated:
@@ -143,7 +143,7 @@ def chart(
     if source == "raw":
         p95 = nearest_rank_p95(values)
     else:
-        p95 = rollup_p95(samples, start, end, WIDTHS[source], interval, now)
+        p95 = rollup_p95(samples, start, end, WIDTHS[source], counting, now)
     return Expected(
         tier=tier,
         every_s=every,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from itertools import pairwise
 
 from tests.model.rates import Rate, good
 from tests.model.scenario import Scenario
@@ -65,6 +66,27 @@ def windows(samples: list[Rate], width: int) -> list[Window]:
     for s in good(samples):
         by_start.setdefault(window_start(s.t, width), []).append(s)
     return [Window(w, width, tuple(sorted(ss, key=lambda s: s.t))) for w, ss in sorted(by_start.items())]
+
+
+def in_force_at(scenario: Scenario, t: float) -> int:
+    """The interval the device's row holds at `t`: a change is made right after the last poll at the old interval
+    (else the scheduler would have polled at it again), so it is that of the first poll at or after `t`."""
+    coming = [p for p in scenario.polls if p.t >= t]
+    return (coming[0] if coming else scenario.polls[-1]).interval_s
+
+
+def counted_interval(scenario: Scenario, now: float) -> int:
+    """The interval pages count the device's windows as written by at `now` (docs/graphs.md "Tiers"): the one in
+    force, but the old and new ones added up from a change until an hour ending at it would count as written by
+    that sum."""
+    today = in_force_at(scenario, now)
+    polls = scenario.polls
+    changes = [a for a, b in pairwise(polls) if a.interval_s != b.interval_s and a.t < now]
+    if changes:
+        both = changes[-1].interval_s + today
+        if now - changes[-1].t < counted_from(0, HOUR, both):
+            return both
+    return today
 
 
 def interval_at(scenario: Scenario, t: float) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import math
 from datetime import datetime, timezone
+from itertools import pairwise
 
 from django.conf import settings
 
@@ -99,15 +100,23 @@ class Player:
 
     def set_rows(self, moment: float) -> None:
         """Every device's row as its newest poll before `moment` left it: when it last polled and answered, and the
-        interval in force (that of its newest poll; its first before it has polled)."""
+        interval in force. An interval change is made right after the last poll at the old interval (the scheduler
+        would have polled again at it otherwise): from then on the row holds the new interval, the old one and when
+        it changed."""
         from monitor.models import Device
 
         for key, scenario in self.scenarios.items():
             begun = [p for p in scenario.polls if p.t < moment]
             newest = begun[-1] if begun else None
             answered = [p for p in begun if p.answered]
-            interval = (newest or scenario.polls[0]).interval_s
+            coming = next((p for p in scenario.polls if p.t >= moment), None)
+            interval = (coming or newest).interval_s
+            known = [*begun, coming] if coming is not None else begun
+            changes = [a for a, b in pairwise(known) if a.interval_s != b.interval_s]
+            previous = changes[-1] if changes else None
             Device.objects.filter(pk=int(key)).update(
+                previous_poll_interval_s=previous.interval_s if previous else None,
+                poll_interval_changed_at=at(previous.t) if previous else None,
                 poll_interval_s=interval,
                 last_poll_at=at(newest.t) if newest else None,
                 last_success_at=at(answered[-1].t) if answered else None,

@@ -72,7 +72,7 @@ def single_read(graph_ids: list[int], span: Range, t: float) -> dict[str, dict]:
     params = dict(span.params())
     window = parse_range(params.get("start"), params.get("end"), params.get("range"), at(t))
     for graph in Graph.objects.select_related("device").filter(pk__in=graph_ids):
-        plot = api._plot(f"graph:{graph.pk}", api.TEMPLATES[graph.template], [graph], 1.0)
+        plot = api._plot(f"graph:{graph.pk}", api.TEMPLATES[graph.template], [graph], 1.0, at(t))
         try:
             found = api._read([plot], Window.of(window.start, window.end, POINTS, at(t)), "now", graphs=[graph])
             out[str(graph.pk)] = found[plot.key]
