@@ -156,7 +156,7 @@ def _with_tail(plot: Plot, data: dict, tail: dict[str, tuple[list, float]], ever
             [t, lo * scale, mid * scale, hi * scale, n] for t, lo, mid, hi, n in stats.edge_windows(steps, 0, every_ms)
         ]
         points = item["points"]
-        if points and drawn and drawn[0][0] == points[-1][0] - points[-1][0] % every_ms:
+        if points and drawn and drawn[0][0] == points[-1][0]:  # windows' points lie at their interval's start
             # the newest windows fill part of an interval of the chart's grid: the tail's first steps join its point
             _, lo, mid, hi, tail_n = drawn.pop(0)
             n = kept["_last_n"]
@@ -374,16 +374,16 @@ def _value_in(
     return None
 
 
-def ahead(member: Member, step_s: int) -> int:
-    """How many windows of `step_s` after an empty one `_fill` may take a member's mean from."""
-    return math.ceil(member.interval_s / step_s) if member.interval_s >= step_s else 0
+def ahead(member: Member, step_ms: int) -> int:
+    """How many windows of `step_ms` after an empty one `_fill` may take a member's mean from."""
+    return math.ceil(member.interval_s * 1000 / step_ms) if member.interval_s * 1000 >= step_ms else 0
 
 
 def lag(plot: Plot, step_s: int) -> int:
     """How many windows before the newest counted as written an aggregate's whole windows end: each then has
     every member's fill (`_fill`) from windows counted as written too, so it never changes when a later one lands
     (the samples after it are the raw tail's, whose steps take a later sample whose span reaches back)."""
-    return max(ahead(member, step_s) for member in plot.members)
+    return max(ahead(member, step_s * 1000) for member in plot.members)
 
 
 def _fill(means: dict[int, float], member: Member, step_ms: int) -> list[tuple[int, float]]:
@@ -392,7 +392,7 @@ def _fill(means: dict[int, float], member: Member, step_ms: int) -> list[tuple[i
     before it: a member polled every 900 s fills the two or three 5-minute windows before each of its samples')."""
     out = dict(means)
     for t in sorted(means):  # in time order: a window between two samples' takes the later one's
-        for k in range(1, ahead(member, step_ms // 1000) + 1):
+        for k in range(1, ahead(member, step_ms) + 1):
             if t - k * step_ms in out:
                 break
             out[t - k * step_ms] = means[t]
