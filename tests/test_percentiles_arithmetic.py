@@ -107,3 +107,21 @@ def test_percentiles_are_set_in_the_charts_unit():
     assert [s["stats"]["p95"] for s in out["p"]["series"]] == [20.0, 3]  # None leaves what was there
     _set([plot], out, {("p", "out_bps"): 0.0})
     assert out["p"]["series"][1]["stats"]["p95"] == 0.0
+
+
+def test_a_bound_sent_to_influxdb_is_below_the_value_once_rounded_to_16_significant_digits():
+    from monitor.timeseries.percentiles import below
+
+    # InfluxDB receives a query's float parameters to 16 significant digits: 19047.619047619046 (a window's mean)
+    # arrives as 19047.61904761905, above the stored mean, which `>=` then left out.
+    for value in (
+        19047.619047619046,
+        1.0000000000000002,
+        123456789.12345679,
+        9.999999999999999e-05,
+        -2.5000000000000004,
+    ):
+        sent = float(f"{below(value):.16g}")
+        assert sent <= value and abs(value - sent) <= abs(value) * 2e-14
+    assert float(f"{19047.619047619046:.16g}") > 19047.619047619046  # why: rounded up, it excluded the value
+    assert below(0.0) == 0.0 and below(5.0) < 5.0 and below(-5.0) < -5.0

@@ -103,7 +103,7 @@ def test_changing_deleting_and_rediscovering(agent, admin_api):
     assert device.community == COMMUNITY  # a change that does not name the community keeps it
     # The old interval and the moment it changed are kept: pages count its windows by both for a while.
     assert device.previous_poll_interval_s == 60 and device.poll_interval_changed_at is not None
-    assert device.counted_interval_s(device.poll_interval_changed_at) == 90
+    assert device.counted_interval_s(device.poll_interval_changed_at) == 60 + 30 + 60
     assert "previous_poll_interval_s" not in changed.json()
     unchanged = device.poll_interval_changed_at
     post(admin_api, path, {"retries": 2, "skip_test": True}, method="patch")

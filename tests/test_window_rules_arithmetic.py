@@ -79,20 +79,20 @@ def test_a_range_is_aligned_to_its_whole_windows_up_to_the_newest_seen():
 def test_after_an_interval_change_windows_are_counted_by_both_intervals_until_an_hour_at_the_change_would_be():
     from monitor.timeseries.cache import counted_interval_s
 
-    # A device of the later half polled every 60 s at H - 50, H + 10, then made 300-s right after: its 60-s poll at
-    # H + 70 (the first a minute past H, which would write the window ending at H) never comes; the first 300-s poll
-    # comes up to 300 s after the change, H + 310, its lines in by H + 370. By the 60-s rule pages would count the
-    # window at H + 180, by the rule for 360 s at H + 480.
-    change = H + 10
-    assert seen_after_s(300, 60) == 180 and seen_after_s(300, 360) == 480 >= 310 + 60
-    assert counted_interval_s(300, 60, change, H + 180) == 360
+    # A device of the later half polled every 60 s at H - 50, H + 10 (the first a minute past H, which would write
+    # the window ending at H, is at H + 70), made 300-s just before H + 70: that poll never comes; the first 300-s
+    # poll comes up to 300 s after the change, H + 370, its lines in by H + 430. By the 60-s rule pages would count
+    # the window at H + 180, by the rule for 60 + 300 + 60 s at H + 480.
+    change = H + 69
+    assert seen_after_s(300, 60) == 180 and seen_after_s(300, 420) == 480 >= 370 + 60
+    assert counted_interval_s(300, 60, change, H + 180) == 420
     assert newest_seen(H + 180, 300, counted_interval_s(300, 60, change, H + 180)) == H - 300  # not the one at H
-    # For as long as an hour ending at the change would be counted by the 360-s rule (13 minutes), then by 300 s.
-    assert seen_after_s(3600, 360) == 780
-    assert counted_interval_s(300, 60, change, change + 779) == 360
+    # For as long as an hour ending at the change would be counted by the 420-s rule (13 minutes), then by 300 s.
+    assert seen_after_s(3600, 420) == 780
+    assert counted_interval_s(300, 60, change, change + 779) == 420
     assert counted_interval_s(300, 60, change, change + 780) == 300
     # Made faster (900 -> 60): the old polls may still not come; the sum keeps the window raw until they could have.
-    assert counted_interval_s(60, 900, change, change + 1) == 960
+    assert counted_interval_s(60, 900, change, change + 1) == 1020
     # No change recorded: the interval itself.
     assert counted_interval_s(300, None, None, H) == 300
     assert counted_interval_s(300, 60, None, H) == 300

@@ -138,7 +138,7 @@ def _data(request: HttpRequest, kind: str, object_id: int) -> dict:
     window, points = _window(request.GET)
     scale, unit = _scale(_unit(request.GET), template, members, _speeds(members), strict=True)
     plot = _plot(f"{kind}:{object_id}", template, members, scale, window.now)
-    data = _read([plot], Window.of(window.start, window.end, points), "now", graphs=members)[plot.key]
+    data = _read([plot], Window.of(window.start, window.end, points, window.now), "now", graphs=members)[plot.key]
     data["unit"] = unit
     data["graph"] = {"id": object_id, "kind": kind, "title": title, "template": template.slug}
     data["graph"]["device"] = members[0].device.name if kind == "graph" else ""

@@ -16,6 +16,7 @@ from monitor.timeseries.client import run
 from monitor.timeseries.flux import Member, Params, Plot, any_of, chain, keep_columns, series_predicate
 from monitor.timeseries.lookup import Lookup
 from monitor.timeseries.plan import SOURCES, Layout, Window, counted_interval_of, layout
+from monitor.timeseries.summedmeans import summed_means
 
 
 def read(plot: Plot, span: Window, p95: str = "now") -> dict:  # pragma: no mutate block (its defaults too)
@@ -69,7 +70,9 @@ def _with_p95(plot: Plot, data: dict, span: Window, source: tiers.Tier, later: b
     key = cache.key("aggregate-p95", source.name, plot.template.slug, plot.members, *whole)
     p95s = cache.get_many([key]).get(key)
     if p95s is None:
-        means, _ = _summed(plot, source, source.step_s, *whole)
+        means = summed_means(
+            plot, source.name, *whole, lambda since, until: _summed(plot, source, step, since, until)[0]
+        )
         p95s = {field: stats.percentile([v for _, v in values]) for field, values in means.items()}
         cache.set_many({key: p95s}, source.step_s)
     series = []

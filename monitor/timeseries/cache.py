@@ -31,13 +31,13 @@ def seen_after_s(step_s: int, interval_s: float) -> int:
 
 def counted_interval_s(interval_s: int, previous_s: int | None, changed_at_s: float | None, now_s: float) -> int:
     """The poll interval pages count a device's windows as written by at `now_s`: its interval, but the sum of its
-    old and new ones until an hour ending at the change would be counted by that sum. The old polls may stop before
-    writing a window that ended before the change, and the first poll at the new interval comes within one new
-    interval of the change (a 60-s device made 300-s: a window it has not written yet is written up to 300 s later
-    than the 60-s rule says)."""
+    old and new ones and SPREAD_S until an hour ending at the change would be counted by that sum. The old polls may
+    stop before writing a window that ended before the change (up to an old interval and its write delay, a minute,
+    after its end), and the first poll at the new interval comes within one new interval of the change (a 60-s
+    device made 300-s: a window it has not written yet is written up to 300 s later than the 60-s rule says)."""
     if previous_s is None or changed_at_s is None:
         return interval_s
-    both = previous_s + interval_s
+    both = previous_s + interval_s + SPREAD_S
     return both if now_s - changed_at_s < seen_after_s(HOUR, both) else interval_s
 
 

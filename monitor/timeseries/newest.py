@@ -34,11 +34,12 @@ def newest(plots: list[Plot], start: datetime, end: datetime, now: datetime, ste
     since = max(start, floor) if floor is not None else start
     if not plots or since >= end:
         return {}
-    keys = {plot.key: cache.key(RESULT, raw.bucket, plot.template.slug, plot.members, end) for plot in plots}
+    origin = floor if floor is not None else start  # what is read: from the floor (the same all day), kept by it
+    keys = {plot.key: cache.key(RESULT, raw.bucket, plot.template.slug, plot.members, origin, end) for plot in plots}
     kept = cache.get_many(list(keys.values()))
     found = {plot.key: kept[keys[plot.key]] for plot in plots if keys[plot.key] in kept}
     if missing := [plot for plot in plots if plot.key not in found]:
-        read = _read(missing, floor or start, end)
+        read = _read(missing, origin, end)
         fresh = {plot.key: {f: tv for (k, f), tv in read.items() if k == plot.key} for plot in missing}
         cache.set_many({keys[key]: value for key, value in fresh.items()}, step_s)
         found |= fresh

@@ -241,6 +241,14 @@ def _at_least(
     return {key: _kth(found.get(key, []), k) for key, (_, k, _) in wanted.items()}
 
 
+def below(bound: float) -> float:
+    """A bound to send InfluxDB for values at or above `bound`: a little below it. A query's parameters reach it to
+    16 significant digits (19047.619047619046 arrives as 19047.61904761905), so a window mean equal to the bound,
+    often the very value a 95th percentile is, was left out and the percentile missing; values read a little below
+    it are values of the series too, so the k-th largest of what is read is still the series' own."""
+    return bound - abs(bound) * 1e-14
+
+
 def _above(
     wanted: dict, bucket_name: str, start, end, suffix: str, strictly: bool = False, timed: bool = False
 ) -> dict[tuple[str, str], list]:  # pragma: no mutate block (its defaults too)
@@ -252,7 +260,7 @@ def _above(
     preds = []
     for (_, field), (plot, _, bound) in wanted.items():
         lookup.register(plot, plot.members[0], field + suffix, field)
-        at_least = bind(float(bound)) if bound is not None else ""
+        at_least = bind(below(float(bound))) if bound is not None else ""
         preds.append(
             series_predicate(plot.template, plot.members[0], [field + suffix], bind, at_least, strictly=strictly)
         )

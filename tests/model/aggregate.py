@@ -100,7 +100,7 @@ def aggregate(
     if width is None:
         lo = window_start(start, step)
         while lo < end:
-            total = _summed([step_value(m, lo, lo + step, now, live) for m in series])
+            total = _summed([step_value(m, lo, min(lo + step, end), now, live) for m in series])  # [start, end)
             if total is not None:
                 steps.append((lo, total))
             lo += step

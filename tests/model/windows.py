@@ -77,13 +77,13 @@ def in_force_at(scenario: Scenario, t: float) -> int:
 
 def counted_interval(scenario: Scenario, now: float) -> int:
     """The interval pages count the device's windows as written by at `now` (docs/graphs.md "Tiers"): the one in
-    force, but the old and new ones added up from a change until an hour ending at it would count as written by
-    that sum."""
+    force, but the old and new ones and a minute added up from a change until an hour ending at it would count as
+    written by that sum."""
     today = in_force_at(scenario, now)
     polls = scenario.polls
     changes = [a for a, b in pairwise(polls) if a.interval_s != b.interval_s and a.t < now]
     if changes:
-        both = changes[-1].interval_s + today
+        both = changes[-1].interval_s + today + SPREAD_S
         if now - changes[-1].t < counted_from(0, HOUR, both):
             return both
     return today

@@ -121,7 +121,9 @@ def scenario(draw, key: str = "0") -> Scenario:
     polls = [Poll(t, interval) for t in ticks]
     if change is not None:
         new_phase = draw(st.integers(0, change[1] - 1))
-        polls += [Poll(t, change[1]) for t in schedule(change[0], END_S, change[1], new_phase, jitters)]
+        # up to an interval past the timeline's end: at least one poll at the new interval, which tells the device's
+        # row the change was made (tests/proof/player.py set_rows), even when it comes after the last read
+        polls += [Poll(t, change[1]) for t in schedule(change[0], END_S + change[1], change[1], new_phase, jitters)]
     polls = draw(faults(polls, tags))
     counters = []
     for index in range(draw(st.integers(1, 2))):
