@@ -5,7 +5,7 @@ a page of a silent device reads it once per window, not once per request."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from monitor.timeseries import cache, tiers
 from monitor.timeseries.client import run
@@ -16,14 +16,17 @@ from monitor.timeseries.lookup import Lookup
 RESULT = "newest"
 
 
-def without_tail(plots: list[Plot], edges: dict, end_ms: int) -> list[Plot]:
-    """The graphs with a field whose raw tail (from `end_ms`, `edges.read`'s rows) holds no sample."""
+def without_tail(plots: list[Plot], parts: dict, edges: dict, end_ms: int) -> list[Plot]:
+    """The graphs with a field whose windows (`parts`, assemble.rollup_part's) hold samples and whose raw tail (from
+    `end_ms`, `edges.read`'s rows) holds none: a field with no sample in the range has no newest one to read."""
 
-    def empty(plot: Plot, field: str) -> bool:
+    def silent(plot: Plot, field: str) -> bool:
         rows = edges.get((plot.key, field), {}).get("tail", ())
-        return not any(t >= end_ms and v is not None for t, v in rows)
+        if any(t >= end_ms and v is not None for t, v in rows):
+            return False
+        return any(item["field"] == field and item["acc"]["n"] for item in parts[plot.key]["series"])
 
-    return [plot for plot in plots if any(empty(plot, field) for field in plot.template.fields)]
+    return [plot for plot in plots if any(silent(plot, field) for field in plot.template.fields)]
 
 
 def newest(plots: list[Plot], start: datetime, end: datetime, now: datetime, step_s: int) -> dict:
@@ -34,7 +37,9 @@ def newest(plots: list[Plot], start: datetime, end: datetime, now: datetime, ste
     since = max(start, floor) if floor is not None else start
     if not plots or since >= end:
         return {}
-    origin = floor if floor is not None else start  # what is read: from the floor (the same all day), kept by it
+    # read from the day holding the floor (or the range's start): the same all day, so kept by it for a window
+    origin = floor if floor is not None else start
+    origin = origin - timedelta(seconds=origin.timestamp() % 86400)
     keys = {plot.key: cache.key(RESULT, raw.bucket, plot.template.slug, plot.members, origin, end) for plot in plots}
     kept = cache.get_many(list(keys.values()))
     found = {plot.key: kept[keys[plot.key]] for plot in plots if keys[plot.key] in kept}
