@@ -140,9 +140,15 @@ def test_an_aggregate_past_what_the_raw_bucket_holds_is_drawn_from_its_first_win
     data = aggregates.read(plot, Window(at(start), at(NOW_S), 300, at(NOW_S)))
     assert data["tier"] == "5m" and data["p95_source"] == "5-minute means"
     summed = {w: sum(window_means(p, start)[w] for p in PORTS) for w in window_means("p/1", start)}
-    every = data["resolution_s"]  # each point the mean of its steps (5-minute windows)
+    # after the newest window counted, the raw samples are more steps, a window each, the last cut at the range's end
+    # (docs/graphs.md "Aggregate graphs"), and join the grid interval of the newest windows' point
+    tail = {}
+    for w in range((NOW_S - SEEN_S) // FIVE * FIVE, NOW_S, FIVE):
+        inside = [t for t in times() if w <= t < min(w + FIVE, NOW_S)]
+        tail[w] = sum(sum(rate(p, t) for t in inside) / len(inside) for p in PORTS)
+    every = data["resolution_s"]  # each point the mean of its steps (5-minute windows, then the tail's)
     steps: dict[int, list[float]] = {}
-    for window, value in summed.items():
+    for window, value in (summed | tail).items():
         steps.setdefault(window - window % every, []).append(value)
     drawn = {t // 1000: mean for t, _, mean, _ in next(s for s in data["series"] if s["field"] == "in_bps")["points"]}
     first = math.ceil(start / FIVE) * FIVE
