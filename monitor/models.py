@@ -130,14 +130,15 @@ class Device(models.Model):
         return self.name
 
     def save(self, *args, **kwargs) -> None:
-        """Save, noting a changed poll interval's old value and when it changed (how pages count its windows)."""
-        if self.pk is not None:
+        """Save, noting a changed poll interval's old value and when it changed (how pages count its windows); a
+        save of named fields other than the interval asks nothing more."""
+        fields = kwargs.get("update_fields")
+        if self.pk is not None and (fields is None or "poll_interval_s" in fields):
             before = Device.objects.filter(pk=self.pk).values_list("poll_interval_s", flat=True).first()
             if before is not None and before != self.poll_interval_s:
                 self.previous_poll_interval_s, self.poll_interval_changed_at = before, timezone.now()
-                if kwargs.get("update_fields") is not None:
-                    changed = ("previous_poll_interval_s", "poll_interval_changed_at")
-                    kwargs["update_fields"] = {*kwargs["update_fields"], *changed}
+                if fields is not None:
+                    kwargs["update_fields"] = {*fields, "previous_poll_interval_s", "poll_interval_changed_at"}
         super().save(*args, **kwargs)
 
     def counted_interval_s(self, now: datetime) -> int:

@@ -11,7 +11,7 @@ from collections import defaultdict
 from datetime import timedelta
 
 from collectors.rollup import MOVED, MOVED_SCALE, SPAN
-from monitor.timeseries import cache, intervals, stats, tiers
+from monitor.timeseries import assemble, cache, intervals, stats, tiers
 from monitor.timeseries.client import run
 from monitor.timeseries.flux import Member, Params, Plot, any_of, chain, keep_columns, series_predicate
 from monitor.timeseries.lookup import Lookup
@@ -34,7 +34,7 @@ def read(plot: Plot, span: Window, p95: str = "now") -> dict:  # pragma: no muta
     key = cache.key("aggregate-v3", shape, plot.template.slug, plot.members, plot.scale, start, end, source.name)
     data = cache.get_many([key]).get(key) if shape.tier.step_s else None
     if data is None:
-        data = _windows(plot, shape, span, start, end)
+        data = _windows(plot, shape, source, span, start, end)
         if shape.tier.step_s:
             cache.set_many({key: data}, shape.tier.step_s)
     if plot.template.percentile and source.name != shape.tier.name:
@@ -45,11 +45,10 @@ def read(plot: Plot, span: Window, p95: str = "now") -> dict:  # pragma: no muta
     return _public(data)
 
 
-def _windows(plot: Plot, shape: Layout, span: Window, start, end) -> dict:
+def _windows(plot: Plot, shape: Layout, source: tiers.Tier, span: Window, start, end) -> dict:
     """The graph over [start, end) of its tier: the members' steps summed, their legend, and their 95th percentile
-    where the range's finest tier is the chart's own (else `_with_p95`)."""
+    where the range's finest tier (`source`) is the chart's own (else `_with_p95`)."""
     # pragma: no mutate block (reads InfluxDB and the cache: tests/test_planted_aggregates.py)
-    source = tiers.finest_holding(span.start, span.now)
     steps, totals = _summed(plot, shape.tier, shape.native_s, start, end, span.now)
     p95s = {}
     if plot.template.percentile and source.name == shape.tier.name:
@@ -154,10 +153,7 @@ def _with_tail(plot: Plot, data: dict, tail: dict[str, tuple[list, float]], ever
         if plot.template.totals:
             legend["total"] = (legend.get("total") or 0.0) + total / plot.template.total_divisor
         item["stats"] = legend
-        every_ms = every_s * 1000
-        drawn = [
-            [t, lo * scale, mid * scale, hi * scale, n] for t, lo, mid, hi, n in stats.edge_windows(steps, 0, every_ms)
-        ]
+        drawn = assemble.edge_points(steps, 0, every_s * 1000, scale)
         points = item["points"]
         if points and drawn and drawn[0][0] == points[-1][0]:  # windows' points lie at their interval's start
             # the newest windows fill part of an interval of the chart's grid: the tail's first steps join its point

@@ -124,7 +124,7 @@ def finish(
                 continue
             values = [v for _, v in inside]
             # a point per interval of the chart's grid, timed at its start (the range's, where it cuts the first)
-            (heads if name == "head" else tails).extend(_edge_points(inside, floor_ms, every_ms, plot.scale))
+            (heads if name == "head" else tails).extend(edge_points(inside, floor_ms, every_ms, plot.scale))
             n, summed = n + len(values), summed + sum(values)
             lowest = min(values) if lowest is None else min(lowest, *values)
             highest = max(values) if highest is None else max(highest, *values)
@@ -148,7 +148,7 @@ def finish(
     return kept | {"p95_source": p95_source(plot, span), "series": series}
 
 
-def _edge_points(rows: list[tuple[int, float]], since: int, every_ms: int, scale: float) -> list[list]:
+def edge_points(rows: list[tuple[int, float]], since: int, every_ms: int, scale: float) -> list[list]:
     """Points (scaled, each with its samples) of raw samples from `since` on: one for each interval of the chart's
     grid they fall in, as the rollup windows there will be once written (stats.edge_windows)."""
     drawn = stats.edge_windows(rows, since, every_ms)

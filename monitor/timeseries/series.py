@@ -92,9 +92,8 @@ def _rollup_group(
             plots, head, start, end, span.end, span.now, shape.tier.step_s, interval, versions
         )
     bounds = Bounds(head, start, end)
-    silent = newest.without_tail(
-        plots, parts, edges, bounds.ms()[2]
-    )  # current: their newest sample, not a window's mean
+    # the current value of graphs whose tail holds no sample: their newest sample, not a window's mean
+    silent = newest.without_tail(plots, parts, edges, bounds.ms()[2])
     found = newest.newest(silent, span.start, end, span.now, shape.tier.step_s)
     out = {
         plot.key: assemble.finish(
