@@ -48,6 +48,14 @@ def anchor(now: float | None = None) -> int:
     return (int(now or time.time()) // HOUR - 2) * HOUR
 
 
+def anchor_of_day(of_day: int, now: float | None = None) -> int:
+    """The first anchor from `anchor(now)` on whose time of day (UTC) is `of_day`: a kept example replayed where its
+    batch put the raw bucket's shard-group floor (up to a day ahead; InfluxDB takes future samples, and its retention
+    never reaches them)."""
+    first = anchor(now)
+    return first + (of_day - first) % DAY
+
+
 def raw_floor(moment: float) -> float:
     """What a 14-day raw bucket with shard groups of a UTC day holds at `moment`: from the start of the day that
     holds `moment` less 14 days (InfluxDB drops a shard group once all of it has expired)."""
@@ -148,7 +156,7 @@ def play(plan: Plan, zero: float, spool, check: Callable[[Read], None]) -> dict[
                             figures["reads"] += 1
                 figures["read_s"] += time.monotonic() - clock
             figures["polls"] = player.polls
-            assert player.failed_writes == 0
+            figures["asked_again"] = player.asked_again
         finally:
             agent.close()
     return figures

@@ -33,6 +33,7 @@ def to_json(scenario: Scenario, zero: float, found: list[str]) -> dict:
             for c in s.counters
         ],
         "polls": [[p.t, p.interval_s, p.answered] for p in s.polls],
+        "anchor_of_day": int(zero) % 86400,  # where its batch's anchor fell in the UTC day (batch.anchor_of_day)
     }
 
 
@@ -70,7 +71,7 @@ def from_json(data: dict, key: str, name: str = "") -> Scenario:
 def keep(scenario: Scenario, zero: float, found: list[str], folder: Path = KEPT) -> Path:
     """Save a failing scenario (named by its content, so the same one is kept once)."""
     data = to_json(scenario, zero, found)
-    body = json.dumps({k: v for k, v in data.items() if k != "found"}, sort_keys=True)
+    body = json.dumps({k: v for k, v in data.items() if k not in ("found", "anchor_of_day")}, sort_keys=True)
     path = folder / f"{hashlib.sha256(body.encode()).hexdigest()[:12]}.json"
     folder.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=1) + "\n")

@@ -83,11 +83,12 @@ def run_batch(
     first_key: int = 1000,
     groups: list[tuple[int, ...]] = (),
     moments: tuple[int, ...] = MOMENTS,
+    zero: float | None = None,
 ) -> Outcome:
     """Play `scenarios` (anchored at 0) as devices first_key... on one timeline; compare every read with the model.
     Aggregates: those `aggregates_of` picks, and `groups` (indexes of scenarios whose first counters are summed);
-    `moments`: when to read (tests/proof/batch.py MOMENTS)."""
-    zero = anchor()
+    `moments`: when to read (tests/proof/batch.py MOMENTS); `zero`: the anchor, if not `anchor()` (`anchor_of_day`)."""
+    zero = anchor() if zero is None else zero
     placed = [shifted(s, zero, str(first_key + i)) for i, s in enumerate(scenarios)]
     by_key = {s.key: s for s in placed}
     named = [tuple(f"{placed[i].key}/{placed[i].counters[0].name}" for i in group) for group in groups]
