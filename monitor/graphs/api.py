@@ -291,7 +291,7 @@ def series_csv(request: HttpRequest, object_id: int, kind: str = "graph") -> Htt
 
 @json_get([*WINDOW, query("field", description="the latency shown", enum=list(HEATMAP_FIELDS))])
 def heatmap(request: HttpRequest, device_id: int) -> JsonResponse:
-    """Mean volume latency per time column, one row per volume of a visible device."""
+    """The worst volume latency per time column (top.latency_heatmap), one row per volume of a visible device."""
     if not access_for(request).can_read_device(device_id):
         return json_error(404, "no such device")
     field = request.GET.get("field", HEATMAP_FIELDS[0])
