@@ -7,10 +7,13 @@ every 60 and 300 s, a member down for two hours (the first sample after it reach
 40 s late, a poll interval changed from 300 to 60 s (its history's samples either side of a range are read), a
 peak in one member (in the raw tail after the newest hourly window: counted in every figure).
 
-Rules as docs/graphs.md states them where they differ by tier: on raw samples a total's "one poll interval" is the
-member's current one (history polled less often than now counts as gaps there), the rollup windows keep the
-interval in force when polled; a rollup window with no sample of a member polled at least as seldom as the step
-takes the member's next window's mean (rollups keep no single samples).
+The planted samples carry no span (`span_s`, `in_bytes`): they are history written before the pollers wrote spans
+(kept up to the raw retention after an upgrade), read by docs/graphs.md's rule for such samples, written out here
+literally: a sample covers the time since its series' previous sample, or one poll interval (the one it was polled
+at) after a gap longer than two or for its first; a rollup window with no sample of a member polled at least as
+seldom as the window takes the member's next window's mean (rollups keep no single samples). What pollers write now,
+each rate with its span, is proved against the counters' own arithmetic by tests/test_total_spans.py and by the
+generated scenarios of tests/test_proof.py.
 """
 
 from __future__ import annotations

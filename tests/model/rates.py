@@ -17,7 +17,12 @@ TOLERANCE = 1.1  # "the bound times 1.1 (answers come late on a busy device)"
 COUNTER32_UNKNOWN_SPEED = 2.5e6  # a second: RFC 2863's promise for a Counter32
 SANITY_64_BPS = 1e12  # a 64-bit counter of a port of unknown speed: 1 Tbit/s
 WRAP32 = 2**32
-TICK_S = 0.01  # sysUpTime counts hundredths: a reading may be one tick short of the time elapsed
+
+
+# sysUpTime may grow this much less than the time elapsed without a reboot (docs/graphs.md: the poll's own timing,
+# an agent's slow clock): 5 s, or a tenth of the time since the last poll if more
+def uptime_slack_s(elapsed: float) -> float:
+    return max(5.0, elapsed / 10)
 
 
 @dataclass(frozen=True)
@@ -56,7 +61,7 @@ def _rate(counter: Counter, old: _Reading, new: _Reading, interval_s: int) -> Ra
     def gap(reason: str) -> Rate:
         return Rate(new.t, None, span, reason, interval_s)
 
-    if (new.uptime - old.uptime) / 100 < span - 2 * TICK_S:
+    if (new.uptime - old.uptime) / 100 < span - uptime_slack_s(span):
         return gap("reboot")
     if counter.width == 32 and most * span >= WRAP32:
         return gap("interval too long for a 32-bit counter")
