@@ -46,14 +46,21 @@ def milliseconds_array() -> fleet.SimDevice:
 
 
 def nimble_array() -> fleet.SimDevice:
-    """A Nimble volume built from NIMBLE-MIB: 6 TiB (high/low halves), 2.5 TiB used, 400 reads/s at 800 µs."""
-    size, used = 6 * 2**40, int(2.5 * 2**40)
+    """Nimble volumes as NimbleOS serves NIMBLE-MIB: sizes in MiB (high/low halves; the MIB's text says bytes, a real
+    array's values are MiB: the profile's comment): a 6 TiB volume with 2.5 TiB used, 400 reads/s at 800 µs, and one
+    of 4 PiB and 5 MiB (the high half counts 2^32 MiB)."""
+    size, used = 6 * 2**20, int(2.5 * 2**20)  # MiB
     rows = [
         (f"{NIMBLE}.3.1", "4", "sql-data"),
         (f"{NIMBLE}.4.1", "66", str(size % 2**32)),
         (f"{NIMBLE}.5.1", "66", str(size // 2**32)),
         (f"{NIMBLE}.6.1", "66", str(used % 2**32)),
         (f"{NIMBLE}.7.1", "66", str(used // 2**32)),
+        (f"{NIMBLE}.3.2", "4", "archive"),
+        (f"{NIMBLE}.4.2", "66", "5"),
+        (f"{NIMBLE}.5.2", "66", "1"),
+        (f"{NIMBLE}.6.2", "66", "1024"),
+        (f"{NIMBLE}.7.2", "66", "0"),
         (f"{NIMBLE}.10.1", "2", "1"),
         (f"{NIMBLE}.11.1", "66", "6"),
         (f"{NIMBLE}.13.1", "70:simdev", "r=400,b=64,k=n-rops"),
@@ -276,7 +283,9 @@ def test_an_array_that_counts_milliseconds_is_read_in_milliseconds(sim):
 def test_nimble_volume_from_nimble_mib(sim):
     result = two_polls(sim, "nimble", "hpe-nimble")
     fields = by_tag(result, "volume", "volume")["sql-data"]
-    assert fields["size_bytes"] == 6 * 2**40 and fields["used_bytes"] == int(2.5 * 2**40)  # two 32-bit halves
+    assert fields["size_bytes"] == 6 * 2**40 and fields["used_bytes"] == int(2.5 * 2**40)  # MiB, as arrays serve it
+    archive = by_tag(result, "volume", "volume")["archive"]
+    assert (archive["size_bytes"], archive["used_bytes"]) == ((2**32 + 5) * 2**20, 2**30)  # the high half: 2^32 MiB
     assert fields["read_iops"] == pytest.approx(400, rel=0.02)
     assert fields["read_latency_ms"] == pytest.approx(0.8, rel=0.01)  # volIoReadTimeMicrosec / volIoReads
     assert fields["write_latency_ms"] == pytest.approx(2.5, rel=0.01)
