@@ -184,3 +184,25 @@ def test_users_without_the_permission_cannot_edit_rules_but_can_mail_themselves(
     assert "Add a rule" not in client.get(f"/devices/{device.pk}/").content.decode()
     client.post(f"/alerts/devices/{device.pk}/defaults", {"default": ["cpu"]})
     assert Rule.objects.get().recipients() == ["viewer@example.com"]
+
+
+def test_the_home_page_shows_current_alerts_first_and_only_on_devices_the_reader_may_read(client, django_user_model):
+    seen = Device.objects.create(name="<i>edge</i>", host="127.0.0.1", community="s3cret-community")
+    hidden = Device.objects.create(name="hidden-core", host="127.0.0.2")
+    firing(seen)
+    rule = Rule.objects.create(name="slow", metric="cpu", scope="device", device=seen, fire_level=90, clear_level=80)
+    AlertState.objects.create(rule=rule, device=seen, state="pending", value=91.0, since=timezone.now())
+    firing(hidden)
+    user = django_user_model.objects.create_user("viewer", "viewer@example.com", "pw-for-tests-only")
+    tree = Tree.objects.create(name="Edge")
+    place_device(seen, TreeNode.objects.create(tree=tree, kind="header", title="Sites"))
+    tree.read_users.add(user)
+    client.force_login(user)
+    page = client.get("/?range=1h").content.decode()
+    panel = page.split('<section id="current-alerts">')[1].split("</section>")[0]
+    assert panel.index("firing") < panel.index("pending") and "97.50" in panel and "91.00" in panel
+    assert "&lt;b&gt;hot&lt;/b&gt;" in panel and "<b>hot</b>" not in panel and "&lt;i&gt;edge&lt;/i&gt;" in panel
+    assert "hidden-core" not in page  # another tree's device: neither its alert nor its name
+    assert page.index('id="current-alerts"') < page.index('id="devices"')  # what is wrong comes first
+    Rule.objects.update(enabled=False)
+    assert "Nothing is firing." in client.get("/?range=1h").content.decode()

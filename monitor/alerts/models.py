@@ -255,3 +255,17 @@ class MailServer(models.Model):
 from monitor.alerts.channel_models import Channel, Delivery  # noqa: E402 - the app's other models, kept apart
 
 __all__ = ["AlertState", "Channel", "Delivery", "Event", "MailServer", "Maintenance", "Rule"]
+
+
+def open_problems(devices) -> models.QuerySet:
+    """The alert states of enabled rules on `devices` that are firing, pending or flapping: firing first, then by
+    device and target (what the current-alerts page and the home page's panel list)."""
+    firing_first = models.Case(
+        models.When(state=AlertState.State.FIRING, then=0), default=1, output_field=models.IntegerField()
+    )
+    return (
+        AlertState.objects.filter(device__in=devices, rule__enabled=True)
+        .exclude(state=AlertState.State.OK, flapping=False)
+        .select_related("rule", "device")
+        .order_by(firing_first, "device__name", "instance")
+    )

@@ -17,7 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from monitor.alerts import channels, defaults, delivery, timeline
 from monitor.alerts.forms import MaintenanceForm, RuleForm
-from monitor.alerts.models import AlertState, Event, Maintenance, Rule
+from monitor.alerts.models import AlertState, Event, Maintenance, Rule, open_problems
 from monitor.core.ids import parse_id
 from monitor.graphs.access import Access, access_for
 
@@ -42,15 +42,8 @@ def _visible_rules(access: Access):
 @require_GET
 def current(request: HttpRequest) -> HttpResponse:
     access = access_for(request)
-    states = (
-        AlertState.objects.filter(device__in=access.devices())
-        .exclude(state=AlertState.State.OK, flapping=False)
-        .filter(rule__enabled=True)
-        .select_related("rule", "device")
-        .order_by("-state", "device__name", "instance")
-    )
     context = {
-        "states": states,
+        "states": open_problems(access.devices()),
         "problem": delivery.delivery_problem(),
         "channel_problems": channels.failing(),
         "maintenance": _visible_maintenance(access),

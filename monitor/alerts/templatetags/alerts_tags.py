@@ -1,13 +1,16 @@
-"""The alerts panel on a device page: built-in defaults, rules, current states, links."""
+"""The alerts panels: on a device page (built-in defaults, rules, current states, links) and on the home page (what
+is firing or pending on the devices the user may read, firing first)."""
 
 from __future__ import annotations
 
 from django import template
 
 from monitor.alerts.defaults import DEFAULTS
-from monitor.alerts.models import AlertState, Rule
+from monitor.alerts.models import AlertState, Rule, open_problems
+from monitor.graphs.access import access_for
 
 register = template.Library()
+HOME_ROWS = 15  # current alerts on the home page; the alerts page lists them all
 
 
 @register.inclusion_tag("alerts/_device_panel_body.html", takes_context=True)
@@ -34,3 +37,11 @@ def device_alert_panel(context, device) -> dict:
         .filter(rule__enabled=True)
         .select_related("rule"),
     }
+
+
+@register.inclusion_tag("alerts/_current_panel.html", takes_context=True)
+def current_alerts_panel(context) -> dict:
+    """The home page's panel: the user's visible firing and pending alerts, HOME_ROWS at most, firing first."""
+    request = context.get("request")
+    states = list(open_problems(access_for(request).devices())[: HOME_ROWS + 1]) if request is not None else []
+    return {"states": states[:HOME_ROWS], "more": len(states) > HOME_ROWS}
