@@ -165,6 +165,29 @@ def hover_the_spike(page) -> list[str]:
     return [] if dated and all(part in text for part in wanted) else [f"the hover reads {text!r}, not {wanted}"]
 
 
+def the_story_on_the_first_screen(page) -> list[str]:
+    """The demo's story at 1 day on the home page's first screen (issue 41): port 1/g7 tops the busiest ports, near
+    line rate, and vmfs-datastore-1 tops the slowest volumes at its 65 ms spike, both seen without scrolling."""
+    rows = page.evaluate(
+        """() => ["busiest-ports", "slowest-volumes"].map((id) => {
+          const row = document.querySelector(`#${id} tbody tr`);
+          return row ? {text: row.innerText, bottom: row.getBoundingClientRect().bottom} : null;
+        })"""
+    )
+    height = page.viewport_size["height"]
+    found = []
+    wants = (("busiest port", "1/g7"), ("slowest volume", "vmfs-datastore-1"))
+    for (what, wanted), row in zip(wants, rows, strict=True):
+        if row is None or wanted not in row["text"]:
+            found.append(f"the {what} is not {wanted}: {row}")
+        elif row["bottom"] > height:
+            found.append(f"the {what} ({wanted}) is below the first screen ({row['bottom']:.0f} > {height} px)")
+    worst = re.search(r"(\d+(?:\.\d+)?) ms", rows[1]["text"]) if rows[1] else None
+    if worst is None or not 60 <= float(worst.group(1)) <= 70:
+        found.append(f"the slowest volume's worst latency is not the 65 ms spike: {rows[1]}")
+    return found
+
+
 def test_every_main_page_looks_right_at_desktop_and_phone_widths(
     demo, clean_backends, live_server, admin_user, artifacts, tmp_path, monkeypatch
 ):
@@ -185,6 +208,8 @@ def test_every_main_page_looks_right_at_desktop_and_phone_widths(
                 settle(page)
                 if name == "heatmap":
                     findings += [f"heatmap at {width}: {f}" for f in hover_the_spike(page)]
+                if name == "home" and width == "desktop":
+                    findings += [f"home at {width}: {f}" for f in the_story_on_the_first_screen(page)]
                 result = page.evaluate(CHECKS, [PLOT_MIN_PX, PLOT_MIN_SHARE])
                 drawn[f"{name}@{width}"] = result["charts"]
                 findings += [f"{name} at {width}: {f}" for f in result["found"]]
