@@ -47,6 +47,7 @@ def test_the_events_page_shows_only_readable_devices_filtered_and_escaped(client
     assert "Link down on 1/g1 &lt;b&gt;x&lt;/b&gt;" in page and "<b>x</b>" not in page
     assert "secret device" not in page and "old news" not in page
     assert "3 events from" in page and 'id="receivers"' not in page  # receivers: staff only
+    assert "<th>Time <small>(UTC)</small></th>" in page  # the server's time zone, named (markers use the reader's)
     page = client.get("/events/?range=1w&severity=4").content.decode()
     assert "old news" not in page and "iscsid: session lost" in page and "Link down" in page and "Link up" not in page
     page = client.get("/events/?range=1w&q=NEWS").content.decode()
