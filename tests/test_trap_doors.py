@@ -10,7 +10,7 @@ import pytest
 from django.core import checks
 from pysnmp.hlapi.v3arch import asyncio as hlapi
 
-from monitor.events.models import Event, TrapCredential
+from monitor.events.models import Event, ReceiverCount, TrapCredential
 from monitor.events.traps import TrapReceiver
 from monitor.models import Device, Interface
 from tests import eventkit as kit
@@ -168,6 +168,9 @@ def test_a_global_community_from_an_address_of_several_devices_is_ambiguous(swit
     trapd.refresh()
     kit.snmptrap("-v", "2c", "-c", "everyone", f"127.0.0.1:{trapd.port}", "", kit.LINK_DOWN)
     kit.counted(trapd, "ambiguous_source")
+    trapd.flush_counts()  # the Events page's receivers panel names the devices the address could be
+    note = ReceiverCount.objects.get(receiver__name=trapd.name, reason="ambiguous_source").note
+    assert note == f"last from 127.0.0.1: devices {', '.join(sorted(['array', switch.name]))}"
     kit.snmptrap("-v", "2c", "-c", "array-comm", f"127.0.0.1:{trapd.port}", "", "1.3.6.1.6.3.1.1.5.1")
     assert [e.kind for e in kit.events_of(array, 1, source="trap")] == ["cold_start"]
     assert not Event.objects.filter(device=switch, source="trap").exists()
