@@ -53,6 +53,18 @@ class Metric:
     emit: bool = True
     unit_gauge: str = ""  # a ratio whose unit the device's own average gauge decides (collectors/latencyunit.py)
     unit_scales: tuple[tuple[str, float], ...] = ()  # (unit name, scale to the metric's unit)
+    states: tuple[tuple[int, str, str], ...] = ()  # (code, state, the vendor's word): what a status code means
+
+    def state_of(self, value: float | None) -> tuple[str, str] | None:
+        """(state, the vendor's word) of a status code by the profile's state map; a code the map does not name is
+        a warning named by its number, never ok; None without a map or a value."""
+        if not self.states or value is None or value != value:
+            return None
+        code = int(value) if float(value).is_integer() else None
+        for known, state, word in self.states:
+            if known == code:
+                return state, word
+        return "warning", f"unknown ({value:g})"
 
 
 @dataclass(frozen=True)
@@ -163,12 +175,16 @@ def _resolve_extends(name: str, raw: dict[str, tuple[Path, dict]], chain: list[s
         base = _resolve_extends(parent, raw, [*chain, name])
         for key in ("metrics", "tables", "graphs"):
             merged[key] = [*merged.get(key, []), *base.get(key, [])]
+        if isinstance(base.get("state_maps"), dict):  # a child's maps add to its parents' (and may replace one)
+            merged["state_maps"] = {**merged.get("state_maps", {}), **base["state_maps"]}
         for key, value in base.items():
-            if key not in ("metrics", "tables", "graphs", "name", "match", "extends", "abstract"):
+            if key not in ("metrics", "tables", "graphs", "name", "match", "extends", "abstract", "state_maps"):
                 merged.setdefault(key, value)
     for key, value in data.items():
         if key in ("metrics", "tables", "graphs"):
             merged[key] = [*merged.get(key, []), *(value or [])]
+        elif key == "state_maps" and isinstance(value, dict):
+            merged[key] = {**merged.get(key, {}), **value}
         else:
             merged[key] = value
     return merged
@@ -180,10 +196,11 @@ def _build(name: str, path: Path, data: dict) -> Profile:
         checked = ProfileFile.model_validate(data)
     except ValidationError as exc:
         raise ProfileError("; ".join(describe(exc))) from None
-    scalars = tuple(_metric(m, f"metrics[{i}]", scalar=True) for i, m in enumerate(checked.metrics))
+    maps = checked.state_maps
+    scalars = tuple(_metric(m, f"metrics[{i}]", scalar=True, maps=maps) for i, m in enumerate(checked.metrics))
     _check_unique([m.name for m in scalars], "metrics")
     _check_parts(scalars, "metrics")
-    tables = tuple(_table(t, f"tables[{i}]") for i, t in enumerate(checked.tables))
+    tables = tuple(_table(t, f"tables[{i}]", maps) for i, t in enumerate(checked.tables))
     _check_unique([t.name for t in tables], "tables")
     names = {t.name for t in tables}
     for i, offer in enumerate(checked.graphs):
@@ -210,7 +227,7 @@ def _build(name: str, path: Path, data: dict) -> Profile:
     )
 
 
-def _metric(data: MetricFile, where: str, scalar: bool) -> Metric:
+def _metric(data: MetricFile, where: str, scalar: bool, maps: dict | None = None) -> Metric:
     oids = data.addresses(scalar)
     if data.type not in DERIVED and not oids:
         raise ProfileError(f"{where}.{'oid' if scalar else 'column'}: missing")
@@ -230,11 +247,12 @@ def _metric(data: MetricFile, where: str, scalar: bool) -> Metric:
         emit=data.emit,
         unit_gauge=check.gauge if check else "",
         unit_scales=tuple(check.units.items()) if check else (),
+        states=tuple((code, *meaning) for code, meaning in sorted((maps or {}).get(data.states or "", {}).items())),
     )
 
 
-def _table(data: TableFile, where: str) -> Table:
-    metrics = tuple(_metric(m, f"{where}.metrics[{i}]", scalar=False) for i, m in enumerate(data.metrics))
+def _table(data: TableFile, where: str, maps: dict | None = None) -> Table:
+    metrics = tuple(_metric(m, f"{where}.metrics[{i}]", scalar=False, maps=maps) for i, m in enumerate(data.metrics))
     _check_unique([m.name for m in metrics], f"{where}.metrics")
     _check_parts(metrics, f"{where}.metrics")
     tags = tuple(

@@ -16,6 +16,8 @@ METRIC_TYPES = ("gauge", "counter", "ratio", "difference", "product", "sum", "qu
 DERIVED = ("ratio", "difference", "product", "sum", "quotient")
 MEASUREMENTS = ("system", "sensor", "volume", "disk_io", "storage", "member", "pool", "raid", "disk", "processor")
 IF_COUNTER_GROUPS = ("errors", "discards", "unicast", "broadcast")
+# One vocabulary for every vendor's status codes (docs/profiles.md "States"), the worst last
+STATES = ("ok", "warning", "degraded", "rebuilding", "failed")
 IF_OPTIONAL_GROUPS = ("pause",)  # read only when a profile names them (EtherLike-MIB pause frames)
 NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 OID = re.compile(r"^\.?\d+(\.\d+)+$")
@@ -97,8 +99,10 @@ class MetricFile(_Strict):
     parts: list[str] = Field(default_factory=list)
     emit: bool = True
     unit_check: UnitCheck | None = None
+    states: str | None = None  # the name of a state map of the profile (`state_maps`): a status code's meaning
 
     v_name = field_validator("name", mode="before")(lambda cls, v: _snake(v))
+    v_states = field_validator("states", mode="before")(lambda cls, v: None if v is None else _snake(v))
     v_oids = field_validator("oid", "column", mode="before")(lambda cls, v: None if v is None else _oid(v))
     v_many = field_validator("oids", "columns", mode="before")(lambda cls, v: [_oid(o) for o in _as_list(v)])
     v_parse = field_validator("parse", mode="before")(lambda cls, v: _regex(v))
@@ -135,6 +139,8 @@ class MetricFile(_Strict):
             raise ValueError("parts: a sum needs the names of two or more other metrics")
         if self.unit_check is not None and self.type != "ratio":
             raise ValueError("unit_check: only a ratio (a sum of times over a count) has a unit to check")
+        if self.states is not None and self.type != "gauge":
+            raise ValueError("states: only a gauge (a status code as the device serves it) has states")
         return self
 
     def addresses(self, scalar: bool) -> list[str]:
@@ -234,6 +240,27 @@ class GraphFile(_Strict):
     per: str = ""
 
 
+def _state_map(value: object) -> dict[int, tuple[str, str]]:
+    """{code: [state, the vendor's word]}: a state of STATES and the word the vendor's MIB gives the code."""
+    if not isinstance(value, dict) or not value:
+        raise ValueError("must map status codes to [state, word]")
+    out = {}
+    for code, meaning in value.items():
+        if isinstance(code, bool) or not isinstance(code, int):
+            raise ValueError(f"{code!r}: a status code is an integer")
+        if not (isinstance(meaning, (list, tuple)) and len(meaning) == 2):
+            raise ValueError(f"{code}: must be [state, word] (got {meaning!r})")
+        state, word = meaning
+        if state not in STATES:
+            raise ValueError(f"{code}: {state!r} is not one of {', '.join(STATES)}")
+        if isinstance(word, bool):
+            raise ValueError(f"{code}: write the vendor's word in quotes (YAML reads on, off, yes, no as true/false)")
+        if not isinstance(word, str) or not word.strip() or len(word) > 60:
+            raise ValueError(f"{code}: the vendor's word must be text of 1 to 60 characters")
+        out[code] = (state, word)
+    return out
+
+
 class ProfileFile(_Strict):
     """A whole profile after `extends` has been merged."""
 
@@ -248,6 +275,7 @@ class ProfileFile(_Strict):
     metrics_measurement: str = "system"
     tables: list[TableFile] = Field(default_factory=list)
     graphs: list[GraphFile] = Field(default_factory=list)
+    state_maps: dict[str, dict[int, tuple[str, str]]] = Field(default_factory=dict)
 
     v_extends = field_validator("extends", mode="before")(lambda cls, v: _as_list(v))
     v_measurement = field_validator("metrics_measurement", mode="before")(lambda cls, v: _measurement(v))
@@ -258,6 +286,22 @@ class ProfileFile(_Strict):
         if isinstance(value, bool) or not isinstance(value, int):
             raise ValueError("must be an integer")
         return value
+
+    @field_validator("state_maps", mode="before")
+    @classmethod
+    def _maps(cls, value: object) -> object:
+        if not isinstance(value, dict):
+            raise ValueError("must map names to state maps")
+        return {_snake(name): _state_map(states) for name, states in value.items()}
+
+    @model_validator(mode="after")
+    def _known_maps(self) -> ProfileFile:
+        metrics = [("metrics", m) for m in self.metrics]
+        metrics += [(f"tables.{t.name}", m) for t in self.tables for m in t.metrics]
+        for where, metric in metrics:
+            if metric.states is not None and metric.states not in self.state_maps:
+                raise ValueError(f"{where}.{metric.name}.states: no state map named {metric.states!r}")
+        return self
 
     @field_validator("interfaces", mode="before")
     @classmethod

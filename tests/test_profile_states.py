@@ -1,0 +1,85 @@
+"""Status codes as states (issue 43): a profile maps each code a MIB defines to one vocabulary (ok, warning,
+degraded, rebuilding, failed) with the vendor's word kept; a code the map does not name is a warning, never ok;
+broken maps are refused at start, naming the file and the field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from collectors.profiles import BUILTIN_DIR, load_profiles
+from monitor.devices import profiles as monitor_profiles
+
+
+def metric(profile, table: str, name: str):
+    return next(m for t in profile.tables if t.name == table for m in t.metrics if m.name == name)
+
+
+# EQLDISK-MIB eqlDiskStatus and EQLMEMBER-MIB eqlMemberRaidStatus, as the MIBs define the codes
+DISK = {1: "on-line", 2: "spare", 3: "failed", 4: "off-line", 9: "unhealthy", 13: "preempt-failed"}
+RAID = {1: "ok", 2: "degraded", 3: "verifying", 4: "reconstructing", 5: "failed", 6: "catastrophicLoss"}
+
+
+def test_equallogic_disk_and_raid_codes_read_as_states_with_the_mibs_words():
+    eql = load_profiles([BUILTIN_DIR])["dell-equallogic"]
+    disk, raid = metric(eql, "disks", "status"), metric(eql, "members", "raid_status")
+    assert {code: disk.state_of(code) for code in DISK} == {
+        1: ("ok", "on-line"),
+        2: ("ok", "spare"),
+        3: ("failed", "failed"),
+        4: ("warning", "off-line"),
+        9: ("warning", "unhealthy"),  # predicted to fail
+        13: ("failed", "preempt-failed"),
+    }
+    assert [raid.state_of(code)[0] for code in RAID] == ["ok", "degraded", "ok", "rebuilding", "failed", "failed"]
+    assert [raid.state_of(code)[1] for code in RAID] == list(RAID.values())
+    assert disk.state_of(42) == ("warning", "unknown (42)")  # a code the MIB does not define: never ok
+    assert disk.state_of(1.5) == ("warning", "unknown (1.5)")
+    assert disk.state_of(None) is None and metric(eql, "disks", "size_bytes").state_of(1) is None
+
+
+BROKEN = {
+    "no-map.yaml": "name: no-map\nmetrics:\n  - {name: status, oid: 1.3.6.1.4.1.9.1.0, states: nowhere}\n",
+    "bad-state.yaml": "name: bad-state\nstate_maps: {s: {1: [fine, ok]}}\nmetrics:\n"
+    "  - {name: status, oid: 1.3.6.1.4.1.9.1.0, states: s}\n",
+    "bad-code.yaml": "name: bad-code\nstate_maps: {s: {one: [ok, ok]}}\n",
+    "bare-on.yaml": "name: bare-on\nstate_maps: {s: {1: [ok, on]}}\n",
+    "counter-state.yaml": "name: counter-state\nstate_maps: {s: {1: [ok, ok]}}\nmetrics:\n"
+    "  - {name: status, oid: 1.3.6.1.4.1.9.1.0, type: counter, states: s}\n",
+}
+
+
+def test_a_broken_state_map_is_refused_naming_the_file_and_the_field(tmp_path: Path, settings):
+    for name, text in BROKEN.items():
+        (tmp_path / name).write_text(text)
+    settings.MONITOR_PROFILE_DIRS = [str(tmp_path)]
+    problems = "\n".join(monitor_profiles.problems())
+    assert "no-map.yaml: metrics.status.states: no state map named 'nowhere'" in problems
+    assert "bad-state.yaml: state_maps: 1: 'fine' is not one of ok, warning, degraded, rebuilding, failed" in problems
+    assert "bad-code.yaml: state_maps: 'one': a status code is an integer" in problems
+    assert "counter-state.yaml: metrics[0]: states: only a gauge" in problems
+    assert "bare-on.yaml: state_maps: 1: write the vendor's word in quotes" in problems
+
+
+def test_a_profile_adds_maps_to_those_it_extends(tmp_path: Path):
+    (tmp_path / "base.yaml").write_text(
+        "name: base\nabstract: true\nstate_maps: {a: {1: [ok, up]}, b: {1: [ok, 'on']}}\n"
+    )
+    (tmp_path / "child.yaml").write_text(
+        "name: child\nextends: [base]\nstate_maps: {b: {1: [failed, 'off']}}\nmetrics:\n"
+        "  - {name: one, oid: 1.3.6.1.4.1.9.1.0, states: a}\n  - {name: two, oid: 1.3.6.1.4.1.9.2.0, states: b}\n"
+    )
+    child = load_profiles([tmp_path])["child"]
+    assert [m.state_of(1) for m in child.scalars] == [("ok", "up"), ("failed", "off")]  # its own b replaces the base's
+
+
+@pytest.mark.parametrize("name", ["dell-equallogic"])
+def test_every_state_map_of_a_shipped_profile_is_used(name):
+    import yaml
+
+    data = yaml.safe_load((BUILTIN_DIR / f"{name}.yaml").read_text())
+    used = {m.get("states") for t in data.get("tables", []) for m in t["metrics"]} | {
+        m.get("states") for m in data.get("metrics", [])
+    }
+    assert set(data["state_maps"]) <= used
