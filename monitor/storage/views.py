@@ -11,10 +11,12 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
+from monitor.devices.profiles import registry
 from monitor.graphs.access import access_for
 from monitor.graphs.timerange import RangeError, parse_range
 from monitor.graphs.viewhelpers import api_auth, json_error, parse_points, range_context
 from monitor.models import Device
+from monitor.storage import health
 from monitor.storage.models import HeatmapLevels, LatencyUnit, PathLink
 from monitor.storage.pathdata import path_data
 from monitor.storage.paths import is_array
@@ -50,6 +52,12 @@ def array_page(request: HttpRequest, device_id: int) -> HttpResponse:
         window = parse_range(request.GET.get("start"), request.GET.get("end"), request.GET.get("range"))
     except RangeError as exc:
         return render(request, "storage/array.html", context | {"range_error": str(exc)}, status=400)
+    try:
+        context["health"] = health.parts(str(device.pk), registry().get(device.profile), window.now)
+        context["health_counts"] = health.counts(context["health"])
+    except Exception as exc:
+        log.warning("array health for device %s failed: %s", device.pk, type(exc).__name__)
+        context["health_error"] = UNAVAILABLE
     try:
         context["summary"] = array_summary(str(device.pk), window.start, window.end, window.now)
     except Exception as exc:

@@ -1,0 +1,120 @@
+"""An array's health as its own tools show it first: every part its profile reads a status of (member, RAID set,
+disk, fan, temperature, power supply), each status code mapped by the profile's state maps (docs/profiles.md
+"States") to one vocabulary, what is failed, rebuilding, degraded or warning first."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+from collectors.profiles import Profile
+from collectors.profileschema import STATES
+from monitor.timeseries import tiers
+from monitor.timeseries.client import run
+
+# How far back a part's newest status is looked for: a few polls of the slowest device (an hour's poll and two more)
+LOOK_BACK = timedelta(hours=3)
+# What a part is called: by its table's `kind` tag where it has one (sensor tables), else by its measurement
+LABELS = {
+    "member": "Member",
+    "raid": "RAID set",
+    "disk": "Disk",
+    "sensor": "Sensor",
+    "pool": "Pool",
+    "volume": "Volume",
+    "system": "System",
+    "temperature": "Temperature",
+    "fan": "Fan",
+    "psu": "Power supply",
+}
+# A status field's name beside its part's, where a part has several (a member's health and its RAID set's)
+FIELDS = {"status": "", "health": "health", "raid_status": "RAID"}
+
+
+@dataclass(frozen=True)
+class Part:
+    """One part's newest status: what it is, its name, the state and the vendor's word, when it was read."""
+
+    kind: str
+    name: str
+    field: str
+    state: str
+    word: str
+    at: datetime
+
+    @property
+    def rank(self) -> int:
+        return -STATES.index(self.state)  # the worst first
+
+
+@dataclass(frozen=True)
+class _Watched:
+    measurement: str
+    static: tuple[tuple[str, str], ...]
+    tags: tuple[str, ...]
+    metric: object  # collectors.profiles.Metric with states
+
+
+def watched(profile: Profile | None) -> list[_Watched]:
+    """The profile's status metrics: those with a state map."""
+    if profile is None:
+        return []
+    out = [_Watched(profile.scalar_measurement, (), (), m) for m in profile.scalars if m.states]
+    for table in profile.tables:
+        static = tuple(sorted(table.static_tags.items()))
+        names = tuple(tag.name for tag in table.tags)
+        out += [_Watched(table.measurement, static, names, m) for m in table.metrics if m.states]
+    return out
+
+
+def parts(device: str, profile: Profile | None, now: datetime | None = None) -> list[Part]:
+    """Every watched part's newest status on `device` (its key), the worst first, then by kind and name."""
+    watching = watched(profile)
+    if not watching:
+        return []
+    now = now or datetime.now(timezone.utc)
+    script = (
+        "from(bucket: p_bucket) |> range(start: p_start, stop: p_stop)\n"
+        "  |> filter(fn: (r) => r.device == p_device and contains(value: r._measurement, set: p_measurements)"
+        " and contains(value: r._field, set: p_fields))\n"
+        "  |> last()\n"
+    )
+    params = {
+        "p_bucket": tiers.tiers()[0].bucket,
+        "p_start": now - LOOK_BACK,
+        "p_stop": now + timedelta(seconds=1),
+        "p_device": device,
+        "p_measurements": sorted({w.measurement for w in watching}),
+        "p_fields": sorted({w.metric.name for w in watching}),
+    }
+    found: list[Part] = []
+    for table in run(script, params):
+        group = table.group
+        for watch in watching:
+            if group.get("_measurement") != watch.measurement or group.get("_field") != watch.metric.name:
+                continue
+            if any(group.get(k) != v for k, v in watch.static):
+                continue
+            for t_ms, value in table.rows:
+                meaning = watch.metric.state_of(_number(value))
+                if meaning is None:
+                    continue
+                name = " ".join(group.get(tag, "") for tag in watch.tags) or "the device"
+                kind = dict(watch.static).get("kind", "") or watch.measurement
+                kind = f"{LABELS.get(kind, kind)} {FIELDS.get(watch.metric.name, watch.metric.name)}".strip()
+                at = datetime.fromtimestamp((t_ms or 0) / 1000, timezone.utc)
+                found.append(Part(kind, name, watch.metric.name, *meaning, at))
+            break
+    return sorted(found, key=lambda p: (p.rank, p.kind, p.name, p.field))
+
+
+def _number(value) -> float | None:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def counts(found: list[Part]) -> list[tuple[str, int]]:
+    """(state, how many parts are in it) for every state but ok that some part is in, the worst first."""
+    return [(s, n) for s in reversed(STATES) if s != "ok" and (n := sum(p.state == s for p in found))]

@@ -1,0 +1,79 @@
+"""An array's health as its own tools show it first (issue 43): an EqualLogic served by snmpsim with a failed disk,
+a disk predicted to fail, its RAID set reconstructing, a power supply without AC and everything else normal is
+polled through the product's own poll path; the array page lists what is failed, rebuilding, degraded and warning
+first, each with the MIB's own word, then every part that is ok."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from monitor.devstack import fleet, services
+from monitor.devstack.processes import free_udp_port
+from monitor.models import Device
+from monitor.polling.run import run_polls
+
+pytestmark = pytest.mark.django_db(transaction=True)
+EQL = "1.3.6.1.4.1.12740"
+MEMBER = "1.1841966935"
+# EQLDISK-MIB eqlDiskStatus by slot: on-line, failed, unhealthy (predicted to fail), spare
+DISKS = {"0": 1, "1": 3, "2": 9, "3": 2}
+
+
+def sick_array() -> fleet.SimDevice:
+    array = fleet.equallogic_array("sick", "eql-sick")
+    array.extra += [(f"{EQL}.2.1.13.1.1.{MEMBER}", "2", "4")]  # eqlMemberRaidStatus reconstructing(4)
+    for n, (name, status) in enumerate((("Power Cooling Module 0", 1), ("PCM <i>1</i>", 2)), 1):
+        array.extra += [
+            (f"{EQL}.2.1.8.1.2.{MEMBER}.{n}", "4", name),
+            (f"{EQL}.2.1.8.1.3.{MEMBER}.{n}", "2", str(status)),
+        ]
+    for n, (slot, status) in enumerate(DISKS.items(), 1):
+        array.extra += [
+            (f"{EQL}.3.1.1.1.11.{MEMBER}.{n}", "4", slot),
+            (f"{EQL}.3.1.1.1.8.{MEMBER}.{n}", "2", str(status)),
+            (f"{EQL}.3.1.1.1.6.{MEMBER}.{n}", "2", "953869"),
+        ]
+    return array
+
+
+@pytest.fixture(scope="module")
+def agent(tmp_path_factory):
+    root = tmp_path_factory.mktemp("health")
+    sick_array().write(root / "data")
+    port = free_udp_port()
+    process = services.start_snmpsim(root / "data", port, root / "log", name="snmpsim-health")
+    yield port
+    process.stop()
+
+
+def test_the_array_page_lists_what_is_wrong_first_in_the_arrays_own_words(agent, clean_backends, client, admin_user):
+    array = Device.objects.create(name="eql-sick", host="127.0.0.1", port=agent, community="sick", timeout_s=3)
+    for _ in range(2):
+        assert all(o.startswith("ok") for o in run_polls([array.pk]).values())
+    array.refresh_from_db()
+    assert array.profile == "dell-equallogic"
+    client.force_login(admin_user)
+    page = client.get(f"/storage/arrays/{array.pk}/?range=1h").content.decode()
+    panel = page.split('<section id="array-health">')[1].split("</section>")[0]
+    rows = [
+        [re.sub(r"<[^>]+>", "", cell).strip() for cell in row.split("</td>")[:4]]
+        for row in panel.split("<tbody>")[1].split("</tr>")[:-1]
+    ]
+    assert rows[:4] == [
+        ["failed", "Disk", "1", "failed"],
+        ["rebuilding", "Member RAID", "eql-member-1", "reconstructing"],
+        ["degraded", "Power supply", "PCM &lt;i&gt;1&lt;/i&gt;", "no-ac-power"],  # a device string, escaped
+        ["warning", "Disk", "2", "unhealthy"],
+    ]
+    assert "1 failed, 1 rebuilding, 1 degraded, 1 warning" in panel
+    ok = rows[4:]
+    assert {tuple(r[1:3]) for r in ok} >= {("Disk", "0"), ("Disk", "3"), ("Power supply", "Power Cooling Module 0")}
+    assert all(r[0] == "ok" for r in ok) and ["ok", "Disk", "3", "spare"] in ok
+    assert ["ok", "Member health", "eql-member-1", "normal"] in ok and [
+        "ok",
+        "Temperature",
+        "Backplane sensor 0",
+        "normal",
+    ] in ok
