@@ -21,10 +21,11 @@ MEMBER = "1.1841966935"
 DISKS = {"0": 1, "1": 3, "2": 9, "3": 2}
 
 
-def sick_array() -> fleet.SimDevice:
-    array = fleet.equallogic_array("sick", "eql-sick")
-    array.extra += [(f"{EQL}.2.1.13.1.1.{MEMBER}", "2", "4")]  # eqlMemberRaidStatus reconstructing(4)
-    for n, (name, status) in enumerate((("Power Cooling Module 0", 1), ("PCM <i>1</i>", 2)), 1):
+def sick_array(community: str = "sick", sick: bool = True) -> fleet.SimDevice:
+    """The array as above; `sick=False`: the same parts, every one ok (the disk replaced, the rebuild done)."""
+    array = fleet.equallogic_array(community, "eql-sick")
+    array.extra += [(f"{EQL}.2.1.13.1.1.{MEMBER}", "2", "4" if sick else "1")]  # eqlMemberRaidStatus
+    for n, (name, status) in enumerate((("Power Cooling Module 0", 1), ("PCM <i>1</i>", 2 if sick else 1)), 1):
         array.extra += [
             (f"{EQL}.2.1.8.1.2.{MEMBER}.{n}", "4", name),
             (f"{EQL}.2.1.8.1.3.{MEMBER}.{n}", "2", str(status)),
@@ -32,7 +33,7 @@ def sick_array() -> fleet.SimDevice:
     for n, (slot, status) in enumerate(DISKS.items(), 1):
         array.extra += [
             (f"{EQL}.3.1.1.1.11.{MEMBER}.{n}", "4", slot),
-            (f"{EQL}.3.1.1.1.8.{MEMBER}.{n}", "2", str(status)),
+            (f"{EQL}.3.1.1.1.8.{MEMBER}.{n}", "2", str(status if sick else 1)),
             (f"{EQL}.3.1.1.1.6.{MEMBER}.{n}", "2", "953869"),
         ]
     return array
@@ -42,6 +43,7 @@ def sick_array() -> fleet.SimDevice:
 def agent(tmp_path_factory):
     root = tmp_path_factory.mktemp("health")
     sick_array().write(root / "data")
+    sick_array("well", sick=False).write(root / "data")
     port = free_udp_port()
     process = services.start_snmpsim(root / "data", port, root / "log", name="snmpsim-health")
     yield port
@@ -77,3 +79,29 @@ def test_the_array_page_lists_what_is_wrong_first_in_the_arrays_own_words(agent,
         "Backplane sensor 0",
         "normal",
     ] in ok
+
+
+def test_the_built_in_array_alert_fires_for_each_part_not_ok_and_clears_when_it_is(agent, clean_backends, admin_user):
+    from monitor.alerts import defaults
+    from monitor.alerts.models import AlertState, Event
+
+    array = Device.objects.create(name="eql-sick", host="127.0.0.1", port=agent, community="sick", timeout_s=3)
+    run_polls([array.pk])  # discovery: the profile is found
+    array.refresh_from_db()
+    admin_user.email = "ops@example.com"
+    admin_user.save()
+    defaults.enable(array, "array_health", admin_user)
+    assert all(o.startswith("ok") for o in run_polls([array.pk]).values())
+    firing = dict(AlertState.objects.filter(state="firing").values_list("instance", "value"))
+    assert firing == {
+        "Disk 1": 4.0,  # failed
+        "Member RAID eql-member-1": 3.0,  # rebuilding
+        "Power supply PCM <i>1</i>": 2.0,  # degraded
+        "Disk 2": 1.0,  # warning: predicted to fail
+    }
+    assert AlertState.objects.filter(state="ok", instance="Disk 0").exists()  # watched, and ok
+    Device.objects.filter(pk=array.pk).update(community="well")  # the disk replaced, the rebuild done
+    assert all(o.startswith("ok") for o in run_polls([array.pk]).values())
+    assert not AlertState.objects.exclude(state="ok").exists()
+    cleared = set(Event.objects.filter(kind="clear").values_list("state__instance", flat=True))
+    assert cleared == set(firing)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from monitor.alerts.rules import NOT_ANSWERING
+from monitor.alerts.rules import ARRAY_HEALTH, NOT_ANSWERING
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,16 @@ DEFAULTS: dict[str, Default] = {
             40,
         ),
         Default("not_answering", "Device not answering for 3 polls", NOT_ANSWERING, "absolute", 0.5, 0.5),
+        Default(
+            "array_health",
+            "An array's disk, RAID set, fan, power supply or sensor not ok (failed, rebuilding, degraded or warning; "
+            "clears when ok)",
+            ARRAY_HEALTH,
+            "absolute",
+            0.5,
+            0.5,
+            for_polls=1,
+        ),
     )
 }
 

@@ -13,7 +13,8 @@ from django.utils import timezone
 from monitor.alerts import engine, scopes
 from monitor.alerts.channels import queue as queue_deliveries
 from monitor.alerts.models import AlertState, Event, Rule
-from monitor.alerts.rules import EVENT, METRICS, comparable, observe
+from monitor.alerts.rules import ARRAY_HEALTH, EVENT, METRICS, comparable, observe
+from monitor.devices.profiles import registry
 from monitor.polling.signals import PollEvent
 
 log = logging.getLogger(__name__)
@@ -55,7 +56,8 @@ def _evaluate_rule(rule: Rule, poll: PollEvent, known: dict[str, AlertState], no
     if metric is None:
         return 0
     device, queued = poll.device, 0
-    for obs in observe(metric, poll.samples, poll.error):
+    profile = registry().get(device.profile) if metric.key == ARRAY_HEALTH else None
+    for obs in observe(metric, poll.samples, poll.error, profile):
         if rule.scope == Rule.Scope.SERIES and obs.instance != rule.instance:
             continue
         levels = comparable(rule.unit, obs, rule.fire_level, rule.clear_level)

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from collectors.profileschema import STATES
 from collectors.samples import Sample
 
 NOT_ANSWERING = "not_answering"
 EVENT = "event"  # rules on events (traps, syslog, the monitor's own): monitor/alerts/eventrules.py
+ARRAY_HEALTH = "array_health"  # the states of the parts a profile reads a status of (monitor/storage/health.py)
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,14 @@ METRICS: dict[str, Metric] = {
         Metric("volume_read_latency", "Volume read latency", "volume", ("read_latency_ms",), "ms", "volume"),
         Metric("volume_write_latency", "Volume write latency", "volume", ("write_latency_ms",), "ms", "volume"),
         Metric(NOT_ANSWERING, "Device not answering (1 when a poll fails)", "", (), ""),
+        Metric(
+            ARRAY_HEALTH,
+            "Array part state (disks, RAID sets, fans, power supplies: 0 ok, 1 warning, 2 degraded, 3 rebuilding, "
+            "4 failed)",
+            "",
+            (),
+            "",
+        ),
         Metric(EVENT, "Events: traps, syslog or the monitor's own (kind, severity, pattern below)", "", (), ""),
     )
 }
@@ -77,12 +87,17 @@ class Observation:
     warning: float | None = None
 
 
-def observe(metric: Metric, samples: list, error: str) -> list[Observation]:
-    """The values of a metric in one poll's samples; empty where a value is absent (a gap)."""
+def observe(metric: Metric, samples: list, error: str, profile=None) -> list[Observation]:
+    """The values of a metric in one poll's samples; empty where a value is absent (a gap). `profile`: the device's
+    (collectors.profiles.Profile), whose state maps say what an array part's status code means."""
     if metric.key == NOT_ANSWERING:
         return [Observation("", 1.0 if error else 0.0)]
     if error or metric.key == EVENT:  # event rules are fed by stored events, never by polls
         return []
+    if metric.key == ARRAY_HEALTH:
+        from monitor.storage.health import states_in
+
+        return [Observation(part, float(STATES.index(state))) for part, state in states_in(profile, samples)]
     found = []
     for sample in samples:
         if not isinstance(sample, Sample) or sample.measurement != metric.measurement:
@@ -122,6 +137,8 @@ def format_value(metric: Metric, unit: str, value: float | None) -> str:
         return "not answering" if value >= 0.5 else "answering"
     if metric.key == EVENT:
         return "matching" if value >= 0.5 else "quiet"
+    if metric.key == ARRAY_HEALTH:
+        return STATES[max(0, min(len(STATES) - 1, round(value)))]
     if unit == "percent":
         return f"{value:.1f} %"
     if metric.unit == "bit/s":

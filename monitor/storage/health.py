@@ -100,10 +100,8 @@ def parts(device: str, profile: Profile | None, now: datetime | None = None) -> 
                 if meaning is None:
                     continue
                 name = " ".join(group.get(tag, "") for tag in watch.tags) or "the device"
-                kind = dict(watch.static).get("kind", "") or watch.measurement
-                kind = f"{LABELS.get(kind, kind)} {FIELDS.get(watch.metric.name, watch.metric.name)}".strip()
                 at = datetime.fromtimestamp((t_ms or 0) / 1000, timezone.utc)
-                found.append(Part(kind, name, watch.metric.name, *meaning, at))
+                found.append(Part(_kind(watch), name, watch.metric.name, *meaning, at))
             break
     return sorted(found, key=lambda p: (p.rank, p.kind, p.name, p.field))
 
@@ -118,3 +116,25 @@ def _number(value) -> float | None:
 def counts(found: list[Part]) -> list[tuple[str, int]]:
     """(state, how many parts are in it) for every state but ok that some part is in, the worst first."""
     return [(s, n) for s in reversed(STATES) if s != "ok" and (n := sum(p.state == s for p in found))]
+
+
+def _kind(watch: _Watched) -> str:
+    kind = dict(watch.static).get("kind", "") or watch.measurement
+    return f"{LABELS.get(kind, kind)} {FIELDS.get(watch.metric.name, watch.metric.name)}".strip()
+
+
+def states_in(profile: Profile | None, samples: list) -> list[tuple[str, str]]:
+    """(part, state) of every watched status in one poll's samples (collectors.samples.Sample): what an alert rule
+    on the array's health watches, a part named as the page names it ("Disk 1")."""
+    found = []
+    for watch in watched(profile):
+        for sample in samples:
+            if getattr(sample, "measurement", None) != watch.measurement:
+                continue
+            if any(sample.tags.get(k) != v for k, v in watch.static):
+                continue
+            meaning = watch.metric.state_of(_number(sample.fields.get(watch.metric.name)))
+            if meaning is not None:
+                name = " ".join(sample.tags.get(tag, "") for tag in watch.tags) or "the device"
+                found.append((f"{_kind(watch)} {name}"[:255], meaning[0]))
+    return found
