@@ -170,3 +170,21 @@ def top_hours(device: str, start, end) -> dict[int, float]:
     for t, value in found[("vmfs-datastore-1", "read_iops")]:
         by_hour.setdefault(time.gmtime(t / 1000).tm_hour, []).append(value)
     return {hour: sum(values) / len(values) for hour, values in by_hour.items()}
+
+
+def test_the_demo_arrays_disk_fails_each_afternoon_and_its_raid_set_rebuilds():
+    """Disk 5 reads failed(3) from 13:00 to 16:00 UTC and on-line(1) otherwise; the member's RAID set reads
+    reconstructing(4) from 13:00 to 15:00 and ok(1) otherwise (EQLDISK-MIB, EQLMEMBER-MIB codes)."""
+    sim, array = simdev(), fleet.equallogic_array(breathing=True)
+    member = "1.1841966935"
+    disk = record(array, f"1.3.6.1.4.1.12740.3.1.1.1.8.{member}.{fleet.FAILING_DISK + 1}")
+    raid = record(array, f"1.3.6.1.4.1.12740.2.1.13.1.1.{member}")
+    day = NOON - 14 * 3600  # 00:00 UTC
+
+    def reads(params: dict, t: float) -> int:
+        pulse = sim._pulse({k: float(v) for k, v in params.items()}, {})
+        return int(float(params["gs"] if sim.in_pulse(pulse, t) else params["g"]))
+
+    hours = (12.9, 13.1, 14.9, 15.1, 15.9, 16.1)
+    assert [reads(disk, day + h * 3600) for h in hours] == [1, 3, 3, 3, 3, 1]
+    assert [reads(raid, day + h * 3600) for h in hours] == [1, 4, 4, 1, 1, 1]

@@ -24,6 +24,12 @@ DOT3_PAUSE = "1.3.6.1.2.1.10.7.10.1"
 # on its path together; tests move it with the control file's "pulse").
 SPIKE = (3600, 1200, 300)
 DAILY_PHASE = 57600  # a sine of period one day peaks at 14:00 UTC with this phase
+# The demo array's bad afternoon, every day (period, offset, duration): disk 5 fails at 13:00 UTC and is replaced
+# at 16:00; its RAID set reconstructs onto the spare from 13:00 to 15:00 (the array page's "Health now", the
+# built-in array alert)
+DISK_FAILURE = (86400, 13 * 3600, 3 * 3600)
+REBUILD = (86400, 13 * 3600, 2 * 3600)
+FAILING_DISK = 5
 
 
 @dataclass
@@ -280,6 +286,8 @@ def equallogic_array(
             (f"{eql}.2.1.6.1.5.{member}.{n}", "2", "70"),
             (f"{eql}.2.1.6.1.6.{member}.{n}", "2", "60"),
         ]
+    if breathing:
+        extra += _health_story(eql, member)
     shape = f",a=0.5,p=86400,f={DAILY_PHASE}" if breathing else ""
     spike_ms = {1: 65.0, 2: 35.0}
     member_reads = member_writes = 0.0
@@ -343,6 +351,23 @@ def equallogic_array(
         )
         io = ArrayIo((0.5, 86400.0, float(DAILY_PHASE)), SPIKE, read_ms)
     return SimDevice(community, "Storage Array", "1.3.6.1.4.1.12740.17.1", name, ports, extra, io)
+
+
+def _health_story(eql: str, member: str) -> list[tuple[str, str, str]]:
+    """Eight disks (EQLDISK-MIB), one of them failing each afternoon (DISK_FAILURE), the member's RAID set
+    reconstructing meanwhile (REBUILD), two power supplies: the statuses the array's profile maps to states."""
+    rows = [(f"{eql}.2.1.13.1.1.{member}", "2:simdev", "g=1,gs=4,sp={},so={},sd={}".format(*REBUILD))]
+    for n, psu in enumerate(("Power Cooling Module 0", "Power Cooling Module 1"), 1):
+        rows += [(f"{eql}.2.1.8.1.2.{member}.{n}", "4", psu), (f"{eql}.2.1.8.1.3.{member}.{n}", "2", "1")]
+    for slot in range(8):
+        status = "2" if slot == 7 else "1"  # on-line, the last a spare
+        value = "g=1,gs=3,sp={},so={},sd={}".format(*DISK_FAILURE) if slot == FAILING_DISK else f"g={status}"
+        rows += [
+            (f"{eql}.3.1.1.1.11.{member}.{slot + 1}", "4", str(slot)),
+            (f"{eql}.3.1.1.1.8.{member}.{slot + 1}", "2:simdev", value),
+            (f"{eql}.3.1.1.1.6.{member}.{slot + 1}", "2", "953869"),
+        ]
+    return rows
 
 
 def demo_fleet() -> list[SimDevice]:
