@@ -79,3 +79,35 @@ def test_recording_matches_its_profile_and_every_recorded_metric_reads(recording
     for sample in result.samples:
         for value in sample.fields.values():
             assert isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def recorded_codes(recording: Path, column: str) -> list[int]:
+    """The values a recording holds under a status column (its own truth, read from the file)."""
+    rows = [line.split("|") for line in recording.read_text(errors="replace").splitlines() if line.count("|") >= 2]
+    return [int(value) for oid, _, value in rows if oid.startswith(column + ".")]
+
+
+@pytest.mark.parametrize(
+    ("community", "column", "part"),
+    [
+        ("eql", "1.3.6.1.4.1.12740.3.1.1.1.8", "Disk"),  # eqlDiskStatus
+        ("dsm", "1.3.6.1.4.1.6574.2.1.1.5", "Disk"),  # SYNOLOGY-DISK-MIB diskStatus
+        ("dsm", "1.3.6.1.4.1.6574.3.1.1.3", "RAID"),  # SYNOLOGY-RAID-MIB raidStatus
+    ],
+)
+def test_real_arrays_status_codes_all_have_a_meaning(recordings_agent, community, column, part):
+    """Every status code a real array served reads as a state with the MIB's word (none as "unknown"), one part
+    per recorded row, each in the state its code means."""
+    from monitor.storage.health import states_in
+
+    port, data = recordings_agent
+    profile = registry()[RECORDINGS[community][1]]
+    target = SnmpTarget("127.0.0.1", port, community=community, timeout=3.0, retries=1)
+    result = aio.run(poll_device(target, community, None, profile=profile))
+    codes = recorded_codes(data / f"{community}.snmprec", column)
+    assert codes, "the recording has the column"
+    metric = next(m for t in profile.tables for m in t.metrics if column in m.oids)
+    found = [state for name, state in states_in(profile, result.samples) if name.split(" ")[0] == part and
+             not name.startswith(f"{part} health")]  # fmt: skip
+    assert sorted(found) == sorted(metric.state_of(code)[0] for code in codes)
+    assert all(not metric.state_of(code)[1].startswith("unknown") for code in codes)

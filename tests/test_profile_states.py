@@ -74,7 +74,29 @@ def test_a_profile_adds_maps_to_those_it_extends(tmp_path: Path):
     assert [m.state_of(1) for m in child.scalars] == [("ok", "up"), ("failed", "off")]  # its own b replaces the base's
 
 
-@pytest.mark.parametrize("name", ["dell-equallogic"])
+def test_synology_codes_read_as_states_with_the_mibs_words():
+    syno = load_profiles([BUILTIN_DIR])["synology-dsm"]
+    raid, health = metric(syno, "raids", "status"), metric(syno, "disks", "health")
+    power = next(m for m in syno.scalars if m.name == "power_status")
+    assert [raid.state_of(c) for c in (1, 2, 7, 11, 12, 13, 21)] == [
+        ("ok", "Normal"),
+        ("rebuilding", "Repairing"),
+        ("rebuilding", "RaidSyncing"),
+        ("degraded", "Degrade"),
+        ("failed", "Crashed"),
+        ("ok", "DataScrubbing"),  # a background task, no alarm
+        ("warning", "RaidUnknownStatus"),
+    ]
+    assert [health.state_of(c) for c in (1, 2, 3, 4)] == [
+        ("ok", "Normal"),
+        ("warning", "Warning"),
+        ("failed", "Critical"),
+        ("failed", "Failing"),
+    ]
+    assert power.state_of(2) == ("degraded", "Failed")  # one of two power supplies: still serving
+
+
+@pytest.mark.parametrize("name", ["dell-equallogic", "synology-dsm"])
 def test_every_state_map_of_a_shipped_profile_is_used(name):
     import yaml
 

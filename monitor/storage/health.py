@@ -28,7 +28,14 @@ LABELS = {
     "psu": "Power supply",
 }
 # A status field's name beside its part's, where a part has several (a member's health and its RAID set's)
-FIELDS = {"status": "", "health": "health", "raid_status": "RAID"}
+FIELDS = {
+    "status": "",
+    "health": "health",
+    "raid_status": "RAID",
+    "system_status": "status",
+    "power_status": "power",
+    "system_fan_status": "fan",
+}
 
 
 @dataclass(frozen=True)
