@@ -93,6 +93,7 @@ def recorded_codes(recording: Path, column: str) -> list[int]:
         ("eql", "1.3.6.1.4.1.12740.3.1.1.1.8", "Disk"),  # eqlDiskStatus
         ("dsm", "1.3.6.1.4.1.6574.2.1.1.5", "Disk"),  # SYNOLOGY-DISK-MIB diskStatus
         ("dsm", "1.3.6.1.4.1.6574.3.1.1.3", "RAID"),  # SYNOLOGY-RAID-MIB raidStatus
+        ("netapp", "1.3.6.1.4.1.789.1.6.2.1.3", "Disk"),  # NETAPP-MIB raidVStatus, 102 disks
     ],
 )
 def test_real_arrays_status_codes_all_have_a_meaning(recordings_agent, community, column, part):

@@ -35,6 +35,10 @@ FIELDS = {
     "system_status": "status",
     "power_status": "power",
     "system_fan_status": "fan",
+    "global_status": "status",
+    "failover_status": "failover",
+    "over_temperature": "temperature",
+    "nvram_battery": "NVRAM battery",
 }
 
 
