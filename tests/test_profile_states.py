@@ -96,7 +96,19 @@ def test_synology_codes_read_as_states_with_the_mibs_words():
     assert power.state_of(2) == ("degraded", "Failed")  # one of two power supplies: still serving
 
 
-@pytest.mark.parametrize("name", ["dell-equallogic", "synology-dsm"])
+def test_storage_center_and_nimble_volume_states():
+    profiles = load_profiles([BUILTIN_DIR])
+    sc, nimble = profiles["dell-storage-sc"], profiles["hpe-nimble"]
+    assert [metric(sc, "volumes", "status").state_of(c) for c in (1, 2, 3)] == [
+        ("ok", "up"),
+        ("failed", "down"),
+        ("degraded", "degraded"),
+    ]  # DELL-STORAGE-SC-MIB ScStatus
+    assert next(m for m in sc.scalars if m.name == "global_status").state_of(5) == ("failed", "critical")
+    assert metric(nimble, "volumes", "online").state_of(2) == ("warning", "offline")  # volOnline false(2)
+
+
+@pytest.mark.parametrize("name", ["dell-equallogic", "synology-dsm", "netapp-ontap", "dell-storage-sc", "hpe-nimble"])
 def test_every_state_map_of_a_shipped_profile_is_used(name):
     import yaml
 

@@ -39,6 +39,7 @@ FIELDS = {
     "failover_status": "failover",
     "over_temperature": "temperature",
     "nvram_battery": "NVRAM battery",
+    "online": "",
 }
 
 
