@@ -89,7 +89,9 @@ def aggregate(
     members: list[tuple[Scenario, str]], start: float, end: float, points: int, now: float, raw_floor_s: float
 ) -> Expected:
     """What the aggregate of `members` (a scenario and a counter name each) shows for [start, end) read at `now`."""
-    series = [Member.of([s for s in good(rates(sc)[name]) if s.t <= now], in_force_at(sc, now)) for sc, name in members]
+    # A poll at the read's very moment has not written its sample by then (docs/graphs.md: a range [start, end) holds
+    # the samples timed before its end, and a page read at `now` reads to `now`), as charts read it too
+    series = [Member.of([s for s in good(rates(sc)[name]) if s.t < now], in_force_at(sc, now)) for sc, name in members]
     longest = max(m.interval for m in series)
     counting = max(counted_interval(sc, now) for sc, _ in members)  # what the windows counted as written go by
     live = end >= now
