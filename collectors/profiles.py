@@ -54,6 +54,7 @@ class Metric:
     unit_gauge: str = ""  # a ratio whose unit the device's own average gauge decides (collectors/latencyunit.py)
     unit_scales: tuple[tuple[str, float], ...] = ()  # (unit name, scale to the metric's unit)
     states: tuple[tuple[int, str, str], ...] = ()  # (code, state, the vendor's word): what a status code means
+    progress: str = ""  # the metric beside it holding the status's percent done (a rebuild)
 
     def state_of(self, value: float | None) -> tuple[str, str] | None:
         """(state, the vendor's word) of a status code by the profile's state map; a code the map does not name is
@@ -248,6 +249,7 @@ def _metric(data: MetricFile, where: str, scalar: bool, maps: dict | None = None
         unit_gauge=check.gauge if check else "",
         unit_scales=tuple(check.units.items()) if check else (),
         states=tuple((code, *meaning) for code, meaning in sorted((maps or {}).get(data.states or "", {}).items())),
+        progress=data.progress or "",
     )
 
 
@@ -292,6 +294,8 @@ def _check_parts(metrics: tuple[Metric, ...], where: str) -> None:
     for m in metrics:
         if m.unit_gauge and m.unit_gauge not in by_name:
             raise ProfileError(f"{where}.{m.name}.unit_check.gauge: {m.unit_gauge!r} is not declared beside it")
+        if m.progress and (m.progress not in by_name or by_name[m.progress].type != "gauge"):
+            raise ProfileError(f"{where}.{m.name}.progress: {m.progress!r} is not a gauge declared beside it")
         if m.type not in DERIVED:
             continue
         for part in m.parts or (m.numerator, m.denominator):

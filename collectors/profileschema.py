@@ -100,9 +100,10 @@ class MetricFile(_Strict):
     emit: bool = True
     unit_check: UnitCheck | None = None
     states: str | None = None  # the name of a state map of the profile (`state_maps`): a status code's meaning
+    progress: str | None = None  # a status's percent done (a rebuild), a gauge declared beside it
 
     v_name = field_validator("name", mode="before")(lambda cls, v: _snake(v))
-    v_states = field_validator("states", mode="before")(lambda cls, v: None if v is None else _snake(v))
+    v_states = field_validator("states", "progress", mode="before")(lambda cls, v: None if v is None else _snake(v))
     v_oids = field_validator("oid", "column", mode="before")(lambda cls, v: None if v is None else _oid(v))
     v_many = field_validator("oids", "columns", mode="before")(lambda cls, v: [_oid(o) for o in _as_list(v)])
     v_parse = field_validator("parse", mode="before")(lambda cls, v: _regex(v))
@@ -141,6 +142,8 @@ class MetricFile(_Strict):
             raise ValueError("unit_check: only a ratio (a sum of times over a count) has a unit to check")
         if self.states is not None and self.type != "gauge":
             raise ValueError("states: only a gauge (a status code as the device serves it) has states")
+        if self.progress is not None and self.states is None:
+            raise ValueError("progress: only a status (a metric with `states`) has a progress")
         return self
 
     def addresses(self, scalar: bool) -> list[str]:

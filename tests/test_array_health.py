@@ -6,6 +6,8 @@ first, each with the MIB's own word, then every part that is ok."""
 from __future__ import annotations
 
 import re
+import time
+from datetime import datetime, timezone
 
 import pytest
 
@@ -21,10 +23,12 @@ MEMBER = "1.1841966935"
 DISKS = {"0": 1, "1": 3, "2": 9, "3": 2}
 
 
-def sick_array(community: str = "sick", sick: bool = True) -> fleet.SimDevice:
-    """The array as above; `sick=False`: the same parts, every one ok (the disk replaced, the rebuild done)."""
+def sick_array(community: str = "sick", sick: bool = True, done: int = 40_000) -> fleet.SimDevice:
+    """The array as above, its rebuild `done` thousandths of a percent done; `sick=False`: the same parts, every one
+    ok (the disk replaced, the rebuild done)."""
     array = fleet.equallogic_array(community, "eql-sick")
     array.extra += [(f"{EQL}.2.1.13.1.1.{MEMBER}", "2", "4" if sick else "1")]  # eqlMemberRaidStatus
+    array.extra += [(f"{EQL}.2.1.13.1.5.{MEMBER}", "66", str(done if sick else 0))]  # eqlMemberRaidProgress
     for n, (name, status) in enumerate((("Power Cooling Module 0", 1), ("PCM <i>1</i>", 2 if sick else 1)), 1):
         array.extra += [
             (f"{EQL}.2.1.8.1.2.{MEMBER}.{n}", "4", name),
@@ -44,6 +48,7 @@ def agent(tmp_path_factory):
     root = tmp_path_factory.mktemp("health")
     sick_array().write(root / "data")
     sick_array("well", sick=False).write(root / "data")
+    sick_array("later", done=70_000).write(root / "data")  # the same rebuild 30 points further on
     port = free_udp_port()
     process = services.start_snmpsim(root / "data", port, root / "log", name="snmpsim-health")
     yield port
@@ -66,7 +71,7 @@ def test_the_array_page_lists_what_is_wrong_first_in_the_arrays_own_words(agent,
     ]
     assert rows[:4] == [
         ["failed", "Disk", "1", "failed"],
-        ["rebuilding", "Member RAID", "eql-member-1", "reconstructing"],
+        ["rebuilding", "Member RAID", "eql-member-1", "reconstructing 40 % done"],  # no end while it does not move
         ["degraded", "Power supply", "PCM &lt;i&gt;1&lt;/i&gt;", "no-ac-power"],  # a device string, escaped
         ["warning", "Disk", "2", "unhealthy"],
     ]
@@ -107,3 +112,22 @@ def test_the_built_in_array_alert_fires_for_each_part_not_ok_and_clears_when_it_
     assert not AlertState.objects.exclude(state="ok").exists()
     cleared = set(Event.objects.filter(kind="clear").values_list("state__instance", flat=True))
     assert cleared == set(firing)
+
+
+def test_a_rebuild_says_how_far_it_is_and_when_it_will_end_at_its_rate(agent, clean_backends, client, admin_user):
+    array = Device.objects.create(name="eql-sick", host="127.0.0.1", port=agent, community="sick", timeout_s=3)
+    run_polls([array.pk])
+    run_polls([array.pk])
+    first = time.time()
+    Device.objects.filter(pk=array.pk).update(community="later")  # 40 % done, then 70 %
+    while time.time() < first + 2:  # a rate needs the two polls apart
+        time.sleep(0.1)
+    run_polls([array.pk])
+    client.force_login(admin_user)
+    page = client.get(f"/storage/arrays/{array.pk}/?range=1h").content.decode()
+    row = next(r for r in page.split("<tr")[1:] if "reconstructing" in r)
+    found = re.search(r"70 % done, ends about (\d{4}-\d\d-\d\d \d\d:\d\d) UTC", row)
+    assert found, row
+    # 30 points in the seconds between the polls: the remaining 30 take as long again, within the minute
+    ends = datetime.strptime(found.group(1), "%Y-%m-%d %H:%M").replace(tzinfo=timezone.utc).timestamp()
+    assert first - 60 <= ends <= time.time() + 120

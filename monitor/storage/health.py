@@ -14,6 +14,8 @@ from monitor.timeseries.client import run
 
 # How far back a part's newest status is looked for: a few polls of the slowest device (an hour's poll and two more)
 LOOK_BACK = timedelta(hours=3)
+# A rebuild's rate: its progress over the last half hour
+RATE_OVER = timedelta(minutes=30)
 # What a part is called: by its table's `kind` tag where it has one (sensor tables), else by its measurement
 LABELS = {
     "member": "Member",
@@ -53,6 +55,8 @@ class Part:
     state: str
     word: str
     at: datetime
+    progress: float | None = None  # percent done of what the state says is under way (a rebuild)
+    ends_at: datetime | None = None  # when it will be done at the rate of the last half hour
 
     @property
     def rank(self) -> int:
@@ -99,6 +103,7 @@ def parts(device: str, profile: Profile | None, now: datetime | None = None) -> 
         "p_measurements": sorted({w.measurement for w in watching}),
         "p_fields": sorted({w.metric.name for w in watching}),
     }
+    progress = _progress(device, watching, now)
     found: list[Part] = []
     for table in run(script, params):
         group = table.group
@@ -113,9 +118,48 @@ def parts(device: str, profile: Profile | None, now: datetime | None = None) -> 
                     continue
                 name = " ".join(group.get(tag, "") for tag in watch.tags) or "the device"
                 at = datetime.fromtimestamp((t_ms or 0) / 1000, timezone.utc)
-                found.append(Part(_kind(watch), name, watch.metric.name, *meaning, at))
+                done = progress.get((watch.measurement, watch.metric.progress, _row(group, watch)))
+                found.append(Part(_kind(watch), name, watch.metric.name, *meaning, at, *(done or (None, None))))
             break
     return sorted(found, key=lambda p: (p.rank, p.kind, p.name, p.field))
+
+
+def _row(group: dict, watch: _Watched) -> tuple[str, ...]:
+    return tuple(group.get(tag, "") for tag in watch.tags)
+
+
+def _progress(device: str, watching: list[_Watched], now: datetime) -> dict[tuple, tuple[float, datetime | None]]:
+    """{(measurement, progress field, row tags): (percent done now, when it will be done)} of the statuses with a
+    progress, from its first and last value of the last RATE_OVER (no end while it does not move on)."""
+    fields = sorted({w.metric.progress for w in watching if w.metric.progress})
+    if not fields:
+        return {}
+    params = {"p_bucket": tiers.tiers()[0].bucket, "p_start": now - RATE_OVER, "p_stop": now + timedelta(seconds=1)}
+    params |= {"p_device": device, "p_fields": fields}
+    ends: dict[tuple, dict[str, tuple[float, float]]] = {}
+    for which in ("first", "last"):
+        script = (
+            "from(bucket: p_bucket) |> range(start: p_start, stop: p_stop)\n"
+            "  |> filter(fn: (r) => r.device == p_device and contains(value: r._field, set: p_fields))\n"
+            f"  |> {which}()\n"
+        )
+        for table in run(script, params):
+            for watch in watching:
+                if table.group.get("_measurement") == watch.measurement and table.group.get("_field") in fields:
+                    key = (watch.measurement, table.group["_field"], _row(table.group, watch))
+                    for t_ms, value in table.rows:
+                        if _number(value) is not None:
+                            ends.setdefault(key, {})[which] = ((t_ms or 0) / 1000, float(value))
+                    break
+    out = {}
+    for key, seen in ends.items():
+        if "last" not in seen:
+            continue
+        (t1, last), (t0, first) = seen["last"], seen.get("first", seen["last"])
+        rate = (last - first) / (t1 - t0) if t1 > t0 else 0.0
+        end = datetime.fromtimestamp(t1 + (100.0 - last) / rate, timezone.utc) if rate > 0 and last < 100 else None
+        out[key] = (last, end)
+    return out
 
 
 def _number(value) -> float | None:
