@@ -325,7 +325,7 @@ def test_a_tier_is_fine_enough_when_its_window_is_at_most_1_1_times_the_seconds_
 def test_the_interval_leaves_room_for_a_partial_window_at_each_end_and_a_raw_head_and_tail():
     a = device(port(bps=100e6), every(10, T0 - 8 * DAY, T0 + DAY))
     b = Scenario("d2", a.counters, tuple(every(10, T0 - 8 * DAY + 5, T0 + DAY)), booted=a.booted)
-    now = T0 + 185
+    now = T0 + 183  # between two polls (a poll at the read's very moment has not written its sample)
     # a day at 300 points: 86,400 / 296 = 291.9, so 292 s rounded up to the 10-s step: 300 s (not 290)
     day = aggregate([(a, "p"), (b, "p")], now - DAY, now, 300, now, FAR)
     assert (day.tier, day.every_s, day.aggregated) == ("raw", 300, True)
@@ -333,6 +333,10 @@ def test_the_interval_leaves_room_for_a_partial_window_at_each_end_and_a_raw_hea
     week = aggregate([(a, "p"), (b, "p")], now - 7 * DAY, now, 300, now, FAR)
     assert week.every_s == 2050 and len(week.points) <= 300
     assert {p[2] for p in week.points} == {200e6}
+    # read at the moment b polls: its sample then is not written yet, and its next poll is due, so the newest
+    # 10-s step has a only (100 Mbit/s); the week's newest point, from 2,050 s of steps, is that much lower
+    at_poll = aggregate([(a, "p"), (b, "p")], T0 + 185 - 7 * DAY, T0 + 185, 300, T0 + 185, FAR)
+    assert sorted({p[2] for p in at_poll.points})[-1] == 200e6 and len({p[2] for p in at_poll.points}) == 2
 
 
 def test_an_intervals_point_lies_inside_the_range_timed_at_the_ranges_start_for_the_first():
