@@ -192,7 +192,8 @@ def series_batch(request: HttpRequest) -> HttpResponse:
 
 
 # Significant digits of the values a page's columns carry: a chart draws 1 part in a few hundred and its labels
-# show 3 digits; the legends (stats) are sent exact. A day's page moves a third less JSON (docs/graphs.md).
+# show 3 digits; the legends (stats) are sent exact. The demo's day page moves a quarter less JSON
+# (docs/performance.md).
 DRAWN_DIGITS = 5
 
 

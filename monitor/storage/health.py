@@ -70,6 +70,17 @@ class _Watched:
     tags: tuple[str, ...]
     metric: object  # collectors.profiles.Metric with states
 
+    def holds(self, measurement: str | None, tags: dict) -> bool:
+        """Whether a series (its measurement, its tags) is one of this table's rows."""
+        return measurement == self.measurement and all(tags.get(k) == v for k, v in self.static)
+
+    def row(self, tags: dict) -> tuple[str, ...]:
+        return tuple(tags.get(tag, "") for tag in self.tags)
+
+    def part(self, tags: dict) -> str:
+        """The row's name, as the page names it ("the device" for a scalar)."""
+        return " ".join(self.row(tags)) or "the device"
+
 
 def watched(profile: Profile | None) -> list[_Watched]:
     """The profile's status metrics: those with a state map."""
@@ -108,24 +119,19 @@ def parts(device: str, profile: Profile | None, now: datetime | None = None) -> 
     for table in run(script, params):
         group = table.group
         for watch in watching:
-            if group.get("_measurement") != watch.measurement or group.get("_field") != watch.metric.name:
-                continue
-            if any(group.get(k) != v for k, v in watch.static):
+            if group.get("_field") != watch.metric.name or not watch.holds(group.get("_measurement"), group):
                 continue
             for t_ms, value in table.rows:
                 meaning = watch.metric.state_of(_number(value))
                 if meaning is None:
                     continue
-                name = " ".join(group.get(tag, "") for tag in watch.tags) or "the device"
                 at = datetime.fromtimestamp((t_ms or 0) / 1000, timezone.utc)
-                done = progress.get((watch.measurement, watch.metric.progress, _row(group, watch)))
-                found.append(Part(_kind(watch), name, watch.metric.name, *meaning, at, *(done or (None, None))))
+                done = progress.get((watch.measurement, watch.metric.progress, watch.row(group)))
+                found.append(
+                    Part(_kind(watch), watch.part(group), watch.metric.name, *meaning, at, *(done or (None, None)))
+                )
             break
     return sorted(found, key=lambda p: (p.rank, p.kind, p.name, p.field))
-
-
-def _row(group: dict, watch: _Watched) -> tuple[str, ...]:
-    return tuple(group.get(tag, "") for tag in watch.tags)
 
 
 def _progress(device: str, watching: list[_Watched], now: datetime) -> dict[tuple, tuple[float, datetime | None]]:
@@ -145,8 +151,9 @@ def _progress(device: str, watching: list[_Watched], now: datetime) -> dict[tupl
         )
         for table in run(script, params):
             for watch in watching:
-                if table.group.get("_measurement") == watch.measurement and table.group.get("_field") in fields:
-                    key = (watch.measurement, table.group["_field"], _row(table.group, watch))
+                field = table.group.get("_field")
+                if field == watch.metric.progress and watch.holds(table.group.get("_measurement"), table.group):
+                    key = (watch.measurement, field, watch.row(table.group))
                     for t_ms, value in table.rows:
                         if _number(value) is not None:
                             ends.setdefault(key, {})[which] = ((t_ms or 0) / 1000, float(value))
@@ -185,12 +192,9 @@ def states_in(profile: Profile | None, samples: list) -> list[tuple[str, str]]:
     found = []
     for watch in watched(profile):
         for sample in samples:
-            if getattr(sample, "measurement", None) != watch.measurement:
-                continue
-            if any(sample.tags.get(k) != v for k, v in watch.static):
+            if not watch.holds(getattr(sample, "measurement", None), sample.tags):
                 continue
             meaning = watch.metric.state_of(_number(sample.fields.get(watch.metric.name)))
             if meaning is not None:
-                name = " ".join(sample.tags.get(tag, "") for tag in watch.tags) or "the device"
-                found.append((f"{_kind(watch)} {name}"[:255], meaning[0]))
+                found.append((f"{_kind(watch)} {watch.part(sample.tags)}"[:255], meaning[0]))
     return found
