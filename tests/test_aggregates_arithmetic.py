@@ -289,7 +289,7 @@ def test_the_answer_after_an_outage_fills_the_steps_its_span_covers():
 
 
 def test_an_aggregates_whole_windows_wait_for_the_windows_its_slowest_member_fills_from():
-    from monitor.timeseries.aggregates import lag
+    from monitor.timeseries.plan import lag
 
     template = TEMPLATES["traffic"]
     # A member polled every 900 s fills the three 5-minute windows before each sample's: the newest counted window

@@ -1,8 +1,9 @@
 """The read plan of every preset range and poll interval, pinned (issue 44): which tier draws the chart, its step,
 the whole windows it reads from that tier, whether raw samples complete its head and tail, and which tier its 95th
-percentile is of. Each is asked of the product's one owner of that rule (plan.layout, cache.aligned, Tier.holds,
-tiers.finest_holding) with the request's moment, against buckets made as deployed, and compared with the reference
-model (tests/model/, written from docs/graphs.md) at moments around an hour's end; a few rows are worked by hand."""
+percentile is of and its whole windows. Each is the plan every reader of the request takes (plan.read_plan) at the
+request's moment, against buckets made as deployed, compared with the reference model (tests/model/, written from
+docs/graphs.md) at moments around an hour's end, for single graphs and for aggregates of members polled at other
+intervals; a few rows are worked by hand."""
 
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ from datetime import datetime, timezone
 
 import pytest
 
-from monitor.timeseries import cache, tiers
 from monitor.timeseries.flux import Member, Plot
-from monitor.timeseries.plan import Window, layout
+from monitor.timeseries.plan import Window, read_plan
 from monitor.timeseries.templates import TEMPLATES
+from tests.model import aggregate as summed
 from tests.model import chart as model
 from tests.model.windows import is_counted
 from tests.tsbuckets import own_buckets
@@ -42,16 +43,12 @@ def deployed(stack_env, tmp_path_factory):
 def product_plan(start: float, end: float, now: float, interval: int) -> tuple:
     """(tier, step, whole windows or None, raw head, raw tail, 95th's source) as the product reads the range."""
     plot = Plot("p", TEMPLATES["traffic"], (Member("d", "1", interval),))
-    span = Window(at(start), at(end), POINTS, at(now))
-    shape = layout(plot, span, raw_first=False)
-    raw = tiers.tiers()[0]
-    source = tiers.finest_holding(span.start, span.now).name
-    if not shape.tier.step_s:
-        return shape.tier.name, shape.every_s, None, False, False, source
-    first, last = cache.aligned(span.start, span.end, span.now, shape.tier.step_s, interval)
-    head = span.start < first and raw.holds(span.start, span.now)
-    whole = (first.timestamp(), last.timestamp())
-    return shape.tier.name, shape.every_s, whole, head, raw.holds(last, span.now), source
+    plan = read_plan([plot], Window(at(start), at(end), POINTS, at(now)))
+    shape, bounds = plan.shape, plan.bounds
+    if bounds is None:
+        return shape.tier.name, shape.every_s, None, False, False, plan.source.name
+    whole = (bounds.start.timestamp(), bounds.end.timestamp())
+    return shape.tier.name, shape.every_s, whole, bounds.head is not None, plan.tail, plan.source.name
 
 
 def model_plan(start: float, end: float, now: float, interval: int) -> tuple:
@@ -116,3 +113,49 @@ def test_the_plan_of_a_range_worked_by_hand(deployed, preset, interval, want):
     names = {"raw": "raw", "5m": "5-minute means", "1h": "hourly means"}
     wanted_source = want[5] if want[5] in names.values() else names[want[5]]
     assert (tier, step, windows, head, tail, names[source]) == (*want[:5], wanted_source)
+
+
+# Aggregates (docs/graphs.md "Aggregate graphs"): raw samples while raw retention holds the range's start, and whole
+# windows only as far as each has the windows after it that a slow member's value may come from counted as written
+AGGREGATES = [(60, 300), (10, 900), (300, 3600), (60, 3600), (900, 900)]
+
+
+def product_aggregate_plan(start: float, end: float, now: float, intervals: tuple[int, ...]) -> tuple:
+    """(tier, step, the chart's whole windows or None, the 95th's source and its whole windows or None)."""
+    members = tuple(Member(f"d{i}", "1", interval) for i, interval in enumerate(intervals))
+    span = Window(at(start), at(end), POINTS, at(now))
+    plan = read_plan([Plot("p", TEMPLATES["traffic"], members)], span, raw_first=True, summed=True)
+    whole = None if plan.bounds is None else (plan.bounds.start.timestamp(), plan.bounds.end.timestamp())
+    source = None if plan.source_windows is None else tuple(t.timestamp() for t in plan.source_windows)
+    return plan.shape.tier.name, plan.shape.every_s, whole, plan.source.name, source
+
+
+def model_aggregate_plan(start: float, end: float, now: float, intervals: tuple[int, ...]) -> tuple:
+    floor = model.raw_floor(now, *RAW)
+    series = [summed.Member.of([], interval) for interval in intervals]
+    longest = max(intervals)
+    tier = "raw" if start >= floor else model.tier_for(start, end, POINTS, now, floor)
+
+    def whole(width: int) -> tuple[float, float]:
+        first = math.ceil(start / width) * width
+        return first, first + width * summed._written_count(
+            start, end, width, longest, now, summed.fills(series, width)
+        )
+
+    width = model.WIDTHS.get(tier)
+    step = model.every_s(width or longest, start, end, POINTS)
+    source = model.p95_source(start, now, floor)
+    source_width = model.WIDTHS.get(source)
+    return tier, step, width and whole(width), source, source_width and whole(source_width)
+
+
+@pytest.mark.parametrize("intervals", AGGREGATES)
+def test_the_plan_of_every_aggregate_is_the_models(deployed, intervals):
+    differ = []
+    for now in MOMENTS:
+        for name, start in ranges(now):
+            got = product_aggregate_plan(start, now, now, intervals)
+            want = model_aggregate_plan(start, now, now, intervals)
+            if got != want:
+                differ.append(f"{name} at H+{now - H:.0f}: product {got}, model {want}")
+    assert not differ, "\n".join(differ[:10])

@@ -85,7 +85,7 @@ def test_a_days_stored_windows_read_in_influxql_equal_flux_in_one_request(day, i
     theirs = gather.flux_pieces(plots, shape, True, asked)
     for plot in plots:
         for name in ("range", "head"):
-            a, b = (assemble.rollup_part(plot, found[name], shape, span) for found in (mine, theirs))
+            a, b = (assemble.rollup_part(plot, found[name], shape) for found in (mine, theirs))
             for x, y in zip(a["series"], b["series"], strict=True):
                 assert x["cols"]["t"] == y["cols"]["t"]
                 assert len(x["cols"]["t"]) > 30 or x["field"] != "in_bps"
@@ -98,7 +98,7 @@ def test_a_days_stored_windows_read_in_influxql_equal_flux_in_one_request(day, i
             for field in plot.template.fields:
                 a, b = mine[name].get((plot.key, field), {}), theirs[name].get((plot.key, field), {})
                 assert same(assemble.figures(a), assemble.figures(b))
-    errors = assemble.rollup_part(plots[3], mine["range"], shape, span)["series"][0]
+    errors = assemble.rollup_part(plots[3], mine["range"], shape)["series"][0]
     assert errors["acc"]["n"] > 1000 and errors["acc"]["hi"] == pytest.approx(6.8)  # 60-s polls: t % 700 reaches 680
     assert len(errors["cols"]["t"]) < 288 - 7  # the 40 silent minutes are no windows, as in Flux
 
@@ -110,7 +110,7 @@ def test_a_port_name_is_bound_so_an_injection_reads_only_its_own_windows(day):
     shape = layout(plots[0], span, raw_first=False)
     start, end = cache.aligned(span.start, span.end, now, 300, 60)
     found = gather.gather_pieces(plots, shape, False, {"": pieces.Piece(Window(start, end, 300, now))})[""]
-    part = assemble.rollup_part(plots[0], found, shape, span)
+    part = assemble.rollup_part(plots[0], found, shape)
     means = list(part["series"][0]["cols"]["mean"])
     assert len(means) > 250 and min(means) >= 4e6 * 1.3 - 1 and max(means) <= 4e6 * 2.8 + 1  # its own rates only
     assert part["series"][0]["acc"]["lo"] >= 4e6 * 1.3 - 1

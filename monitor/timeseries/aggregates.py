@@ -6,7 +6,6 @@ newest window are one more point (docs/graphs.md)."""
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from datetime import timedelta
 
@@ -15,22 +14,19 @@ from monitor.timeseries import assemble, cache, intervals, stats, tiers
 from monitor.timeseries.client import run
 from monitor.timeseries.flux import Member, Params, Plot, any_of, chain, keep_columns, series_predicate
 from monitor.timeseries.lookup import Lookup
-from monitor.timeseries.plan import SOURCES, Layout, Window, counted_interval_of, layout
+from monitor.timeseries.plan import SOURCES, Layout, Window, ahead, lag, read_plan
 from monitor.timeseries.summedmeans import summed_means
 
 
 def read(plot: Plot, span: Window, p95: str = "now") -> dict:  # pragma: no mutate block (its defaults too)
     """One aggregate graph's JSON (the shape of monitor.timeseries.series.read's)."""
     # pragma: no mutate block (reads InfluxDB and the cache: tests/test_planted_aggregates.py)
-    shape = layout(plot, span)
-    start, end = span.start, span.end
-    if shape.tier.step_s:
-        step = shape.tier.step_s
-        start, end = cache.aligned(span.start, span.end, span.now, step, counted_interval_of([plot]), lag(plot, step))
+    plan = read_plan([plot], span, raw_first=True, summed=True)
+    shape, source = plan.shape, plan.source
+    start, end = (plan.bounds.start, plan.bounds.end) if plan.bounds else (span.start, span.end)
     # v3: entries keep each series' step count and sum ("_steps") for the raw tail, and the 95th percentile only
     # where it comes from the chart's own windows; the 95th's source is in the key, as ranges of the same windows may
     # start either side of what raw retention holds
-    source = tiers.finest_holding(span.start, span.now)
     key = cache.key("aggregate-v3", shape, plot.template.slug, plot.members, plot.scale, start, end, source.name)
     data = cache.get_many([key]).get(key) if shape.tier.step_s else None
     if data is None:
@@ -38,8 +34,8 @@ def read(plot: Plot, span: Window, p95: str = "now") -> dict:  # pragma: no muta
         if shape.tier.step_s:
             cache.set_many({key: data}, shape.tier.step_s)
     if plot.template.percentile and source.name != shape.tier.name:
-        data = _with_p95(plot, data, span, source, later=p95 == "later")
-    if shape.tier.step_s and end < span.end and tiers.tiers()[0].holds(end, span.now):
+        data = _with_p95(plot, data, plan.source_windows, source, later=p95 == "later")
+    if plan.tail and end < span.end:
         tail = _tail(plot, end, span, shape.tier.step_s)  # the raw samples after the newest window
         return _with_tail(plot, data, tail, shape.every_s)
     return _public(data)
@@ -56,7 +52,7 @@ def _windows(plot: Plot, shape: Layout, source: tiers.Tier, span: Window, start,
     return _assemble(plot, shape, steps, p95s, totals, source)
 
 
-def _with_p95(plot: Plot, data: dict, span: Window, source: tiers.Tier, later: bool) -> dict:
+def _with_p95(plot: Plot, data: dict, whole: tuple | None, source: tiers.Tier, later: bool) -> dict:
     """The graph with its 95th percentile of the members' summed means of `source`'s whole windows counted as
     written at the request's moment (cached until the next one is), not of the chart's coarser ones: a month's
     chart of hourly windows takes it from 5-minute windows that move on every 5 minutes. `later`: left out, marked
@@ -64,8 +60,8 @@ def _with_p95(plot: Plot, data: dict, span: Window, source: tiers.Tier, later: b
     # pragma: no mutate block (reads InfluxDB and the cache: tests/test_planted_aggregates.py)
     if later:
         return data | {"p95_pending": True}
+    assert whole is not None  # a rollup tier's windows (a raw source is the chart's own)
     step = source.step_s
-    whole = cache.aligned(span.start, span.end, span.now, step, counted_interval_of([plot]), lag(plot, step))
     key = cache.key("aggregate-p95", source.name, plot.template.slug, plot.members, *whole)
     p95s = cache.get_many([key]).get(key)
     if p95s is None:
@@ -371,18 +367,6 @@ def _value_in(
     if times and now_ms - times[-1] < interval_ms and times[-1] + interval_ms > since_ms:
         return samples[-1][1]
     return None
-
-
-def ahead(member: Member, step_ms: int) -> int:
-    """How many windows of `step_ms` after an empty one `_fill` may take a member's mean from."""
-    return math.ceil(member.interval_s * 1000 / step_ms) if member.interval_s * 1000 >= step_ms else 0
-
-
-def lag(plot: Plot, step_s: int) -> int:
-    """How many windows before the newest counted as written an aggregate's whole windows end: each then has
-    every member's fill (`_fill`) from windows counted as written too, so it never changes when a later one lands
-    (the samples after it are the raw tail's, whose steps take a later sample whose span reaches back)."""
-    return max(ahead(member, step_s * 1000) for member in plot.members)
 
 
 def _fill(means: dict[int, float], member: Member, step_ms: int) -> list[tuple[int, float]]:

@@ -10,13 +10,13 @@ from collections import defaultdict
 from itertools import chain
 
 from collectors.rollup import MOVED, MOVED_SCALE, SPAN
-from monitor.timeseries import stats, tiers
+from monitor.timeseries import stats
 from monitor.timeseries.flux import Plot
 from monitor.timeseries.intervals import Polled
-from monitor.timeseries.plan import SOURCES, Bounds, Layout, Window
+from monitor.timeseries.plan import Layout, ReadPlan, Window
 
 
-def graph(plot: Plot, found: dict, shape: Layout, span: Window, interval: int | Polled) -> dict:
+def graph(plot: Plot, found: dict, plan: ReadPlan, interval: int | Polled) -> dict:
     """One graph's JSON from raw samples: points [t ms, min, mean, max] scaled, and the legend (p95 later);
     `interval`: the intervals its device was polled at (monitor/timeseries/intervals.py), or today's."""
     series = []
@@ -24,13 +24,13 @@ def graph(plot: Plot, found: dict, shape: Layout, span: Window, interval: int | 
     for definition in plot.template.series:
         got = found.get((plot.key, definition.field), {})
         moved = moved_of(found, plot, definition.field)
-        if shape.windowed:
+        if plan.shape.windowed:
             summed = _only(found.get((plot.key, MOVED.get(definition.field, "")), {}), "msum")
             points, legend = _from_windows(got, plot.template.totals, interval, spans, moved, summed)
         else:
             points, legend = _from_samples(got.get("raw", []), plot.template.totals, interval, spans, moved)
         series.append(_series(plot, definition, points, legend))
-    return meta(plot, shape, span) | {"series": series}
+    return meta(plot, plan.shape) | {"p95_source": p95_source(plot, plan), "series": series}
 
 
 def spans_of(found: dict, plot: Plot) -> dict[int, float]:
@@ -47,7 +47,7 @@ def moved_of(found: dict, plot: Plot, field: str) -> dict[int, float]:
     return stats.by_time(chain.from_iterable(found.get((plot.key, name), {}).values()), MOVED_SCALE)
 
 
-def rollup_part(plot: Plot, found: dict, shape: Layout, span: Window) -> dict:
+def rollup_part(plot: Plot, found: dict, shape: Layout) -> dict:
     """A graph's windows from a rollup tier, scaled, with the sums behind its legend (`acc`): what is cached until
     the next window, and finished per request with the samples since (`finish`). The windows are kept as columns
     of machine numbers (`cols`): a page reads 20 graphs' worth from the cache per request, and columns load
@@ -57,7 +57,7 @@ def rollup_part(plot: Plot, found: dict, shape: Layout, span: Window) -> dict:
         points, acc = _from_rollup(found.get((plot.key, definition.field), {}))
         cols = columns(points, plot.scale)
         series.append({"field": definition.field, "label": definition.label, "cols": cols, "acc": acc})
-    return meta(plot, shape, span) | {"series": series, "_read_at": time.time()}
+    return meta(plot, shape) | {"series": series, "_read_at": time.time()}
 
 
 NAN = float("nan")
@@ -92,7 +92,7 @@ def finish(
     plot: Plot,
     part: dict,
     edges: dict,
-    bounds: Bounds,
+    plan: ReadPlan,
     span: Window,
     interval: int | Polled,
     columns: bool = False,
@@ -102,10 +102,12 @@ def finish(
     they are more points (partial windows, and the windows not yet written: one a chart interval, on the grid of the
     cached ones) and count in every figure of the legend. `columns`: the series carry `cols` (lists "t", "mean",
     "max" and maybe "min") instead of `points`, made from the cached machine arrays at C speed (a page's answer;
-    rows of Python lists cost 17 ms per 20 graphs). The 95th percentile's source is the request's (`span`): a
-    cached part serves every range whose start lies in its first window. `newest`: {(plot key, field): value} of
-    the newest raw sample before the tail, `current` where the tail holds none (monitor/timeseries/newest.py)."""
-    head_ms, start_ms, end_ms = bounds.ms()
+    rows of Python lists cost 17 ms per 20 graphs). The edges and the 95th percentile's source are the request's
+    (`plan`): a cached part serves every range whose start lies in its first window. `newest`: {(plot key, field):
+    value} of the newest raw sample before the tail, `current` where the tail holds none
+    (monitor/timeseries/newest.py)."""
+    assert plan.bounds is not None  # a rollup chart's plan
+    head_ms, start_ms, end_ms = plan.bounds.ms()
     every_ms = part["resolution_s"] * 1000
     floor_ms = int(span.start.timestamp() * 1000)
     series = []
@@ -145,7 +147,7 @@ def finish(
         else:
             series.append(_scaled(plot, item["field"], item["label"], points_of(joined), legend))
     kept = {k: v for k, v in part.items() if k != "series" and not k.startswith("_")}
-    return kept | {"p95_source": p95_source(plot, span), "series": series}
+    return kept | {"p95_source": p95_source(plot, plan), "series": series}
 
 
 def edge_points(rows: list[tuple[int, float]], since: int, every_ms: int, scale: float) -> list[list]:
@@ -231,20 +233,19 @@ def _scaled(plot: Plot, field: str, label: str, points: list, legend: dict) -> d
     return {"field": field, "label": label, "points": points, "stats": legend}
 
 
-def meta(plot: Plot, shape: Layout, span: Window) -> dict:
+def meta(plot: Plot, shape: Layout) -> dict:
     return {
         "resolution_s": shape.every_s,
         "aggregated": shape.windowed,
         "tier": shape.tier.name,
         "unit": plot.template.unit,
-        "p95_source": p95_source(plot, span),
     }
 
 
-def p95_source(plot: Plot, span: Window) -> str | None:
-    """What the graph's 95th percentile is of (None: its legend has none): the finest tier holding the range's start,
-    as monitor.timeseries.percentiles computes it."""
-    return SOURCES[tiers.finest_holding(span.start, span.now).name] if plot.template.percentile else None
+def p95_source(plot: Plot, plan: ReadPlan) -> str | None:
+    """What the graph's 95th percentile is of (None: its legend has none): the plan's, as
+    monitor.timeseries.percentiles computes it."""
+    return plan.p95_source if plot.template.percentile else None
 
 
 def _legend(current, average, minimum, maximum, totals: bool, total) -> dict:

@@ -86,7 +86,7 @@ def _moved(pairs: dict[str, tuple[Plot, dict]], back: int, ask: Ask) -> dict[str
         pieces["head"] = Piece(_span(ask, *spans["head"]), figures=False)
     read = gather_pieces(plots, shape, ask.detail, pieces)
     ends = {
-        name: {p.key: assemble.rollup_part(p, read[name], shape, ask.span) for p in plots}
+        name: {p.key: assemble.rollup_part(p, read[name], shape) for p in plots}
         for name in ("head", "tail")
         if name in read
     }
@@ -103,7 +103,7 @@ def _moved(pairs: dict[str, tuple[Plot, dict]], back: int, ask: Ask) -> dict[str
             if acc["lo"] is UNSURE:
                 unsure.append((plot, index))
             series.append({"field": item["field"], "label": item["label"], "cols": cols, "acc": acc})
-        out[plot.key] = assemble.meta(plot, shape, ask.span) | {"series": series, "_read_at": old["_read_at"]}
+        out[plot.key] = assemble.meta(plot, shape) | {"series": series, "_read_at": old["_read_at"]}
     if unsure:
         _minima(out, unsure, ask)
     return out

@@ -11,24 +11,24 @@ from monitor.timeseries import cache, sliding, stats, tiers
 from monitor.timeseries.client import run
 from monitor.timeseries.flux import Params, Plot, any_of, chain, keep_columns, series_predicate
 from monitor.timeseries.lookup import Lookup
-from monitor.timeseries.plan import SOURCES, Bounds, Layout, Window, counted_interval_of
+from monitor.timeseries.plan import Bounds, ReadPlan, Window
 
 BOUND_WINDOWS = 2000  # windows per series for the bound: finer is tighter, coarser reads less
 
 
-def fill(plots: list[Plot], out: dict, found: dict, span: Window, shape: Layout, defer: bool) -> None:
+def fill(plots: list[Plot], out: dict, found: dict, span: Window, plan: ReadPlan, defer: bool) -> None:
     """Put every graph's p95 into its legend (already there for few raw samples); `defer` leaves the ones from
     rollups pending unless cached. Graphs whose legend has no percentile (errors, sizes) are left out."""
     # pragma: no mutate block (reads InfluxDB and the cache: tests/test_planted_legends.py, tests/test_legends.py)
     plots = [plot for plot in plots if plot.template.percentile]
     if not plots:
         return
-    source = tiers.finest_holding(span.start, span.now)
-    if source.step_s == 0:
-        if shape.windowed and shape.tier.step_s == 0:
+    source, whole = plan.source, plan.source_windows
+    if whole is None:
+        if plan.shape.windowed and plan.shape.tier.step_s == 0:
             _set(plots, out, _raw(plots, found, span))
         return
-    keys = {plot.key: _cache_key(plot, source, span) for plot in plots}
+    keys = {plot.key: cache.key("p95", source.bucket, plot.template.slug, plot.members, *whole) for plot in plots}
     cached = cache.get_many(list(keys.values()))
     missing = [plot for plot in plots if keys[plot.key] not in cached]
     hits = {
@@ -44,7 +44,7 @@ def fill(plots: list[Plot], out: dict, found: dict, span: Window, shape: Layout,
         for plot in missing:
             out[plot.key]["p95_pending"] = True
         return
-    computed = _from_rollups(missing, span, source)
+    computed = _from_rollups(missing, whole, source)
     _set(missing, out, computed)
     cache.set_many(
         {keys[p.key]: {f: computed.get((p.key, f)) for f in p.template.fields} for p in missing}, source.step_s
@@ -95,15 +95,14 @@ def _derived(item: dict, got: dict, scale: float, head_ms: int | None, start_ms:
     return {"n": [(None, n)], "wmean": means, "lo": [(None, v) for v in lowest]}
 
 
-def only(plots: list[Plot], span: Window, shape: Layout) -> dict[str, dict]:
+def only(plots: list[Plot], span: Window, plan: ReadPlan) -> dict[str, dict]:
     """Just the 95th percentiles (the second request of a page whose first deferred them)."""
 
     # pragma: no mutate block (reads InfluxDB: tests/test_legends.py)
     out = {plot.key: {"series": [{"field": f, "stats": {"p95": None}} for f in plot.template.fields]} for plot in plots}
-    source = tiers.finest_holding(span.start, span.now)
-    fill(plots, out, {}, span, shape, defer=False)
+    fill(plots, out, {}, span, plan, defer=False)
     for plot in plots:
-        out[plot.key]["p95_source"] = SOURCES[source.name]
+        out[plot.key]["p95_source"] = plan.p95_source
     return out
 
 
@@ -113,12 +112,6 @@ def _set(plots: list[Plot], out: dict, values: dict[tuple[str, str], float | Non
             value = values.get((plot.key, series["field"]))
             if value is not None:
                 series["stats"]["p95"] = value * plot.scale
-
-
-def _cache_key(plot: Plot, source: tiers.Tier, span: Window) -> str:
-    # pragma: no mutate block (a cache key, not a number: tests/test_legends.py)
-    start, end = cache.aligned(span.start, span.end, span.now, source.step_s, counted_interval_of([plot]))
-    return cache.key("p95", source.bucket, plot.template.slug, plot.members, start, end)
 
 
 def _raw(plots: list[Plot], found: dict, span: Window) -> dict[tuple[str, str], float | None]:
@@ -163,11 +156,11 @@ def _settled(wanted: dict, floors: dict, above: dict) -> tuple[dict, dict]:
     return result, again
 
 
-def _from_rollups(plots: list[Plot], span: Window, source: tiers.Tier) -> dict[tuple[str, str], float | None]:
+def _from_rollups(plots: list[Plot], whole: tuple, source: tiers.Tier) -> dict[tuple[str, str], float | None]:
     """From each 5-minute (or hourly) window's mean, over the whole windows of the range: from the values kept
     when the range was read before (monitor.timeseries.sliding), else read in full."""
     # pragma: no mutate block (reads InfluxDB: tests/test_legends.py, tests/test_planted_legends.py)
-    start, end = cache.aligned(span.start, span.end, span.now, source.step_s, counted_interval_of(plots))
+    start, end = whole
     if end <= start:
         return {}
     if source.name != "5m":  # hourly windows keep no mean: read sums and counts (ranges past 5-minute retention)

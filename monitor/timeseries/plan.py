@@ -1,14 +1,16 @@
-"""What a request for graphs asks of the data: its window, and for each graph the tier, step and resolution."""
+"""What a request for graphs asks of the data: its window, and for each group of graphs one read plan (the chart's tier
+and step, the whole rollup windows it reads, its raw edges, the 95th percentile's source and windows), decided here
+once per request; every reader takes the plan and asks none of it again (issue 44)."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from monitor.timeseries import tiers
-from monitor.timeseries.flux import Plot
+from monitor.timeseries import cache, tiers
+from monitor.timeseries.flux import Member, Plot
 from monitor.timeseries.tiers import Tier
 
 MAX_POINTS = 2000
@@ -75,9 +77,69 @@ def counted_interval_of(plots: Iterable[Plot]) -> int:
 def layout(plot: Plot, span: Window, raw_first: bool = True) -> Layout:
     """The chart tier (tiers.chart_tier) and `max(native step, span / (points - EDGE_POINTS))` rounded up to the
     native step: never more points than asked for, whichever way the windows fall."""
+    # pragma: no mutate block (asks the tiers what InfluxDB keeps: tests/test_read_plan_table.py)
     interval = interval_of([plot])
     tier = tiers.chart_tier(span.start, span.end, span.points, interval, span.now, raw_first)
     native = tier.step_s or interval
     room = max(span.points - EDGE_POINTS, 1)
     every = max(native, math.ceil((span.end - span.start).total_seconds() / room))
     return Layout(tier, native, math.ceil(every / native) * native)
+
+
+@dataclass(frozen=True)
+class ReadPlan:
+    """How a group of graphs is read at the request's moment (docs/graphs.md): the chart's `shape`; for a chart of a
+    rollup tier, its whole windows and raw edges (`bounds`: raw samples from `bounds.head`, None for none, the tier's
+    windows from `bounds.start` to `bounds.end`) and whether raw retention holds the samples after them (`tail`);
+    the tier its 95th percentile is of (`source`) and, where that is a rollup tier, the whole windows it reads
+    (`source_windows`). Graphs with the same plan are read together."""
+
+    shape: Layout
+    interval_s: int
+    bounds: Bounds | None
+    tail: bool
+    source: Tier
+    source_windows: tuple[datetime, datetime] | None
+
+    @property
+    def p95_source(self) -> str:
+        return SOURCES[self.source.name]
+
+
+def ahead(member: Member, step_ms: int) -> int:
+    """How many windows of `step_ms` after an empty one an aggregate's member may take its mean from (its sample
+    covers the interval before it: monitor/timeseries/aggregates.py _fill)."""
+    return math.ceil(member.interval_s * 1000 / step_ms) if member.interval_s * 1000 >= step_ms else 0
+
+
+def lag(plot: Plot, step_s: int) -> int:
+    """How many windows before the newest counted as written an aggregate's whole windows end: each then has
+    every member's fill from windows counted as written too, so it never changes when a later one lands (the
+    samples after it are the raw tail's, whose steps take a later sample whose span reaches back)."""
+    return max(ahead(member, step_s * 1000) for member in plot.members)
+
+
+def read_plan(plots: Sequence[Plot], span: Window, raw_first: bool = False, summed: bool = False) -> ReadPlan:
+    """The plan of graphs read together (each with the same layout and members' intervals): their layout, the whole
+    windows of the chart's tier counted as written at `span.now` (cache.aligned; `summed`, an aggregate's: `lag`
+    windows earlier), raw samples before them where raw retention holds the range's start and after them where it
+    holds their end (Tier.holds), and the finest tier holding the range's start for the 95th percentile
+    (tiers.finest_holding) with its whole windows."""
+    # pragma: no mutate block (asks the tiers what InfluxDB keeps: tests/test_read_plan_table.py)
+    shape = layout(plots[0], span, raw_first)
+    counted = counted_interval_of(plots)
+    raw = tiers.tiers()[0]
+
+    def whole(step_s: int) -> tuple[datetime, datetime]:
+        behind = lag(plots[0], step_s) if summed else 0
+        return cache.aligned(span.start, span.end, span.now, step_s, counted, behind)
+
+    source = tiers.finest_holding(span.start, span.now)
+    source_windows = whole(source.step_s) if source.step_s else None
+    if not shape.tier.step_s:
+        return ReadPlan(shape, interval_of(plots), None, False, source, source_windows)
+    start, end = whole(shape.tier.step_s)
+    head = span.start if span.start < start and raw.holds(span.start, span.now) else None
+    return ReadPlan(
+        shape, interval_of(plots), Bounds(head, start, end), raw.holds(end, span.now), source, source_windows
+    )

@@ -7,11 +7,11 @@ from collections import defaultdict
 from collections.abc import Mapping
 from datetime import datetime
 
-from monitor.timeseries import assemble, cache, carry, newest, percentiles, tiers
+from monitor.timeseries import assemble, cache, carry, newest, percentiles
 from monitor.timeseries import edges as raw_edges
 from monitor.timeseries.flux import Plot
 from monitor.timeseries.gather import gather, gather_raw
-from monitor.timeseries.plan import Bounds, Layout, Window, counted_interval_of, layout
+from monitor.timeseries.plan import ReadPlan, Window, read_plan
 
 PART = "windows-cols"  # the cache's name for a chart's windows (assemble.rollup_part): renamed when their form changes
 
@@ -34,40 +34,39 @@ def read(
     rollup tier carry `cols` instead of `points` (assemble.finish); others keep `points`. `versions`: each device's
     newest poll (device key -> anything that changes with it), so its newest raw samples are read once per poll
     (monitor.timeseries.edges)."""
-    groups: dict[tuple, list[Plot]] = defaultdict(list)
+    groups: dict[ReadPlan, list[Plot]] = defaultdict(list)
     for plot in plots:
-        shape = layout(plot, span, raw_first=False)
-        groups[(shape, plot.members[0].interval_s, plot.members[0].counts_by_s)].append(plot)
+        groups[read_plan([plot], span)].append(plot)
     out: dict[str, dict] = {}
-    for (shape, interval, _), members in groups.items():
-        if p95 == "only" and tiers.finest_holding(span.start, span.now).step_s:
-            out |= percentiles.only(members, span, shape)
-        elif shape.tier.step_s:
-            out |= _rollup_group(members, span, shape, interval, p95, detail, columns, versions)
+    for plan, members in groups.items():
+        if p95 == "only" and plan.source.step_s:
+            out |= percentiles.only(members, span, plan)
+        elif plan.bounds is not None:
+            out |= _rollup_group(members, span, plan, p95, detail, columns, versions)
         else:  # raw samples ("only" too: their percentiles were not deferred in the first place)
-            found, polled = gather_raw(members, span, shape, interval, detail)
+            found, polled = gather_raw(members, span, plan.shape, plan.interval_s, detail)
             out |= {
-                plot.key: assemble.graph(plot, found, shape, span, polled.get(plot.members[0].device, interval))
+                plot.key: assemble.graph(plot, found, plan, polled.get(plot.members[0].device, plan.interval_s))
                 for plot in members
             }
-            percentiles.fill(members, out, found, span, shape, defer=(p95 == "later"))
+            percentiles.fill(members, out, found, span, plan, defer=(p95 == "later"))
     return out
 
 
 def _rollup_group(
     plots: list[Plot],
     span: Window,
-    shape: Layout,
-    interval: int,
+    plan: ReadPlan,
     p95: str,
     detail: bool,
     columns: bool = False,
     versions: Mapping[str, object] | None = None,
 ) -> dict[str, dict]:
-    """Graphs read from a rollup tier over its whole windows (cached until a newer window is written), then the
-    raw samples after the newest window, so the chart and its legend reach the last poll."""
-    raw = tiers.tiers()[0]
-    start, end = cache.aligned(span.start, span.end, span.now, shape.tier.step_s, counted_interval_of(plots))
+    """Graphs read from a rollup tier over the plan's whole windows (cached until a newer window is written), then
+    the raw samples after the newest window, so the chart and its legend reach the last poll."""
+    shape, bounds, interval = plan.shape, plan.bounds, plan.interval_s
+    assert bounds is not None  # a rollup chart's plan
+    start, end = bounds.start, bounds.end
     whole = Window(start, end, span.points, span.now)
 
     def key_of(plot: Plot, since: datetime, until: datetime) -> str:
@@ -78,33 +77,30 @@ def _rollup_group(
     parts = {p.key: cached[keys[p.key]] for p in plots if keys[p.key] in cached}
     missing = [p for p in plots if p.key not in parts]
     if missing:
-        tail = raw.holds(end, span.now)
-        fresh = carry.carried(missing, key_of, carry.Ask(shape, whole, span, detail, tail))
+        fresh = carry.carried(missing, key_of, carry.Ask(shape, whole, span, detail, plan.tail))
         if rest := [p for p in missing if p.key not in fresh]:
-            found = gather(rest, whole, shape, 0, detail, tail=tail)
-            fresh |= {p.key: assemble.rollup_part(p, found, shape, span) for p in rest}
+            found = gather(rest, whole, shape, 0, detail, tail=plan.tail)
+            fresh |= {p.key: assemble.rollup_part(p, found, shape) for p in rest}
         cache.set_many({keys[key]: part for key, part in fresh.items()}, shape.tier.step_s)
         parts |= fresh
-    head = span.start if span.start < start and raw.holds(span.start, span.now) else None
     edges, polled = {}, {}
-    if raw.holds(end, span.now):
+    if plan.tail:
         edges, polled = raw_edges.read(
-            plots, head, start, end, span.end, span.now, shape.tier.step_s, interval, versions
+            plots, bounds.head, start, end, span.end, span.now, shape.tier.step_s, interval, versions
         )
-    bounds = Bounds(head, start, end)
     # the current value of graphs whose tail holds no sample: their newest sample, not a window's mean
     silent = newest.without_tail(plots, parts, edges, bounds.ms()[2])
     found = newest.newest(silent, span.start, end, span.now, shape.tier.step_s)
     out = {
         plot.key: assemble.finish(
-            plot, parts[plot.key], edges, bounds, span, polled.get(plot.members[0].device, interval), columns, found
+            plot, parts[plot.key], edges, plan, span, polled.get(plot.members[0].device, interval), columns, found
         )
         for plot in plots
     }
-    if tiers.finest_holding(span.start, span.now).step_s == 0:  # the 95th percentile of the raw samples summarised
+    if plan.source.step_s == 0:  # the 95th percentile of the raw samples summarised
         percentiles.fill_from_windows(plots, out, parts, edges, span, bounds, defer=(p95 == "later"))
     else:
-        percentiles.fill(plots, out, {}, span, shape, defer=(p95 == "later"))  # the range's 5-minute windows
+        percentiles.fill(plots, out, {}, span, plan, defer=(p95 == "later"))  # the range's 5-minute windows
     return out
 
 

@@ -1,7 +1,7 @@
 """An aggregate's summed window means over a long range (what its 95th percentile of 5-minute means is of), kept
 and carried on as the range moves: a year of an aggregate is 105,000 windows of every member, read again every
 5 minutes otherwise. A window's sum never changes once it is among the range's whole windows (an aggregate's end
-waits for its slow members' fill: aggregates.lag), so only the windows that entered are read; those that left are
+waits for its slow members' fill: plan.lag), so only the windows that entered are read; those that left are
 cut off. Kept per aggregate and length of range, as sliding.py keeps single graphs' values."""
 
 from __future__ import annotations
