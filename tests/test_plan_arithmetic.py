@@ -54,5 +54,5 @@ def test_a_plan_s_edges_in_milliseconds_and_what_is_windowed():
         True,
     ]
     now = datetime.now(timezone.utc)
-    assert Window.of(at[0], at[2], 300, now).now == now
+    assert Window.of(at[0], at[2], 300, now) == Window(at[0], at[2], 300, now)
     assert abs((Window.of(at[0], at[2], 300).now - datetime.now(timezone.utc)).total_seconds()) < 60

@@ -74,7 +74,7 @@ def counted_interval_of(plots: Iterable[Plot]) -> int:
     return max(member.counts_by_s for plot in plots for member in plot.members)
 
 
-def layout(plot: Plot, span: Window, raw_first: bool = True) -> Layout:
+def layout(plot: Plot, span: Window, raw_first: bool) -> Layout:
     """The chart tier (tiers.chart_tier) and `max(native step, span / (points - EDGE_POINTS))` rounded up to the
     native step: never more points than asked for, whichever way the windows fall."""
     # pragma: no mutate block (asks the tiers what InfluxDB keeps: tests/test_read_plan_table.py)
@@ -119,7 +119,12 @@ def lag(plot: Plot, step_s: int) -> int:
     return max(ahead(member, step_s * 1000) for member in plot.members)
 
 
-def read_plan(plots: Sequence[Plot], span: Window, raw_first: bool = False, summed: bool = False) -> ReadPlan:
+def read_plan(
+    plots: Sequence[Plot],
+    span: Window,
+    raw_first: bool = False,  # pragma: no mutate (a choice of what to read: tests/test_read_plan_table.py)
+    summed: bool = False,  # pragma: no mutate
+) -> ReadPlan:
     """The plan of graphs read together (each with the same layout and members' intervals): their layout, the whole
     windows of the chart's tier counted as written at `span.now` (cache.aligned; `summed`, an aggregate's: `lag`
     windows earlier), raw samples before them where raw retention holds the range's start and after them where it
