@@ -131,3 +131,57 @@ def test_a_rebuild_says_how_far_it_is_and_when_it_will_end_at_its_rate(agent, cl
     # 30 points in the seconds between the polls: the remaining 30 take as long again, within the minute
     ends = datetime.strptime(found.group(1), "%Y-%m-%d %H:%M").replace(tzinfo=timezone.utc).timestamp()
     assert first - 60 <= ends <= time.time() + 120
+
+
+def test_each_state_change_is_an_event_marked_on_the_volume_graphs_and_said_on_the_device_page(
+    agent, clean_backends, client, admin_user
+):
+    from monitor.events.models import Event
+
+    array = Device.objects.create(name="eql-sick", host="127.0.0.1", port=agent, community="well", timeout_s=3)
+    for _ in range(2):  # discovery, then a poll of the profile's tables: every part ok, nothing to tell
+        assert all(o.startswith("ok") for o in run_polls([array.pk]).values())
+    assert not Event.objects.filter(kind="health_changed").exists()
+    client.force_login(admin_user)
+    page = client.get(f"/devices/{array.pk}/").content.decode()
+    health = page.split('id="device-health">')[1].split("</dd>")[0]
+    assert health.startswith("every part ok (") and "#array-health" in health
+
+    Device.objects.filter(pk=array.pk).update(community="sick")
+    for _ in range(2):  # the second poll reads the same states: no event again
+        assert all(o.startswith("ok") for o in run_polls([array.pk]).values())
+    went = Event.objects.filter(device=array, kind="health_changed").order_by("severity", "text")
+    assert [(e.severity, e.text) for e in went] == [
+        (3, "Disk 1: ok → failed"),
+        (4, "Disk 2: ok → warning (unhealthy)"),
+        (4, "Member RAID eql-member-1: ok → rebuilding (reconstructing)"),
+        (4, "Power supply PCM <i>1</i>: ok → degraded (no-ac-power)"),
+    ]
+    page = client.get(f"/devices/{array.pk}/").content.decode()
+    health = re.sub(r"\s+", " ", page.split('id="device-health">')[1].split("</dd>")[0])
+    assert "<b>1 failed, 1 rebuilding, 1 degraded, 1 warning</b>" in health
+    chunks = [chunk.split('">', 1) for chunk in health.split('<span class="part ')[1:]]
+    said = [(cls, re.sub(r"<[^>]+>", "", text).split(" since ")[0].strip()) for cls, text in chunks]
+    assert said == [
+        ("state-failed", "failed Disk 1"),
+        ("state-rebuilding", "rebuilding Member RAID eql-member-1 (reconstructing)"),
+        ("state-degraded", "degraded Power supply PCM &lt;i&gt;1&lt;/i&gt; (no-ac-power)"),  # a device string, escaped
+        ("state-warning", "warning Disk 2 (unhealthy)"),
+    ]
+    assert "<i>1</i>" not in page
+
+    # every graph of the array draws them, its volume graphs too: device-wide events
+    volume = next(g for g in array.graphs.all() if g.template.startswith("volume"))
+    marked = client.get(f"/api/events/markers?range=1h&graph={volume.pk}").json()["events"]
+    assert sorted(m["text"] for m in marked if m["kind"] == "health_changed") == sorted(e.text for e in went)
+
+    Device.objects.filter(pk=array.pk).update(community="well")  # the disk replaced, the rebuild done, AC back
+    assert all(o.startswith("ok") for o in run_polls([array.pk]).values())
+    back = Event.objects.filter(device=array, kind="health_changed", severity=5).order_by("text")
+    assert [e.text for e in back] == [
+        "Disk 1: failed → ok (on-line)",
+        "Disk 2: warning → ok (on-line)",
+        "Member RAID eql-member-1: rebuilding → ok",  # eqlMemberRaidStatus ok(1): the word is the state's
+        "Power supply PCM <i>1</i>: degraded → ok (on-and-operating)",
+    ]
+    assert [e.detail for e in back][0] == {"part": "Disk 1", "state": "ok", "was": "failed", "word": "on-line"}

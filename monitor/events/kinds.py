@@ -45,6 +45,7 @@ KINDS: dict[str, Kind] = {
         Kind("speed_changed", "port speed changed", MONITOR, 5, port=True),
         Kind("device_added", "device added", MONITOR, 6),
         Kind("rediscovered", "device rediscovered", MONITOR, 6),
+        Kind("health_changed", "a part's health changed (seen by a poll)", MONITOR, 4),
         Kind("alert_fire", "alert fired", MONITOR, 3),
         Kind("alert_clear", "alert recovered", MONITOR, 5),
         Kind("alert_ack", "alert acknowledged", MONITOR, 6),

@@ -186,9 +186,9 @@ def _kind(watch: _Watched) -> str:
     return f"{LABELS.get(kind, kind)} {FIELDS.get(watch.metric.name, watch.metric.name)}".strip()
 
 
-def states_in(profile: Profile | None, samples: list) -> list[tuple[str, str]]:
-    """(part, state) of every watched status in one poll's samples (collectors.samples.Sample): what an alert rule
-    on the array's health watches, a part named as the page names it ("Disk 1")."""
+def readings(profile: Profile | None, samples: list) -> list[tuple[str, str, str]]:
+    """(part, state, the array's word) of every watched status in one poll's samples (collectors.samples.Sample), a
+    part named as the page names it ("Disk 1")."""
     found = []
     for watch in watched(profile):
         for sample in samples:
@@ -196,5 +196,11 @@ def states_in(profile: Profile | None, samples: list) -> list[tuple[str, str]]:
                 continue
             meaning = watch.metric.state_of(_number(sample.fields.get(watch.metric.name)))
             if meaning is not None:
-                found.append((f"{_kind(watch)} {watch.part(sample.tags)}"[:255], meaning[0]))
+                found.append((f"{_kind(watch)} {watch.part(sample.tags)}"[:255], *meaning))
     return found
+
+
+def states_in(profile: Profile | None, samples: list) -> list[tuple[str, str]]:
+    """(part, state) of every watched status in one poll's samples: what an alert rule on the array's health
+    watches."""
+    return [(part, state) for part, state, _ in readings(profile, samples)]

@@ -88,3 +88,22 @@ class PathRefresh(models.Model):
     refreshed_at = models.DateTimeField()
     switches_read = models.PositiveIntegerField(default=0)
     problems = models.TextField(blank=True, default="")
+
+
+class PartState(models.Model):
+    """An array part's state as the polls last read it (monitor/storage/partstates.py): a change of it is an event
+    on the device's timeline, and the device page says what is not ok without asking InfluxDB."""
+
+    device = models.ForeignKey(Device, on_delete=models.CASCADE, related_name="part_states")
+    part = models.CharField(max_length=255, help_text="As the health panel and the alert name it: “Disk 1”.")
+    state = models.CharField(max_length=16, help_text="ok, warning, degraded, rebuilding or failed.")
+    word = models.CharField(max_length=100, blank=True, default="", help_text="The array's own word for it.")
+    since = models.DateTimeField(help_text="The poll that first read this state.")
+    seen_at = models.DateTimeField(help_text="The newest poll that read the part.")
+
+    class Meta:
+        ordering = ["device", "part"]
+        constraints = [models.UniqueConstraint(fields=["device", "part"], name="unique_part_state")]
+
+    def __str__(self) -> str:
+        return f"{self.device}: {self.part} {self.state}"

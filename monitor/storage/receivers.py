@@ -1,5 +1,6 @@
-"""After each batch of polls: record the latency unit each array's gauges decided, and learn the iSCSI path of
-devices that were just discovered (arrays or switches), so a new device shows its path without waiting a day."""
+"""After each batch of polls: record the latency unit each array's gauges decided and the state of each part its
+profile watches (a change is an event), and learn the iSCSI path of devices that were just discovered (arrays or
+switches), so a new device shows its path without waiting a day."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from datetime import timedelta
 
 from django.utils import timezone
 
+from monitor.storage import partstates
 from monitor.storage.models import LatencyUnit, PathRefresh
 
 log = logging.getLogger(__name__)
@@ -21,9 +23,25 @@ def on_polls_finished(sender, polls, **kwargs) -> None:
         checks = [s for s in event.samples if s.measurement == "latency_check"]
         if checks:
             record_units(event.device, checks)
+        if event.samples:
+            record_part_states(event.device, event.samples)
     discovered = [e.device for e in polls if not e.error and _just_discovered(e.device)]
     if discovered:
         queue_refresh()
+
+
+def record_part_states(device, samples) -> None:
+    """The states of the parts the device's profile watches (monitor/storage/partstates.py); a failure is logged,
+    never the poll's."""
+    from monitor.devices.profiles import registry
+
+    profile = registry().get(getattr(device, "profile", ""))
+    if profile is None:
+        return
+    try:
+        partstates.record(device, profile, samples)
+    except Exception as exc:
+        log.warning("part states of device %s not recorded: %s", device.pk, type(exc).__name__)
 
 
 def unit_name(device, table: str, metric: str, scale: float) -> str:

@@ -1,4 +1,5 @@
-"""The storage panel of a device page: the path on either side, the latency unit found, the heatmap's levels."""
+"""The storage panel of a device page: the parts' health, the path on either side, the latency unit found, the
+heatmap's levels."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from django import template
 
 from monitor.graphs.access import access_for
 from monitor.models import Device
+from monitor.storage import health, partstates
 from monitor.storage.models import HeatmapLevels, LatencyUnit, PathLink, PathRefresh
 from monitor.storage.paths import is_array
 
@@ -27,10 +29,14 @@ def storage_panel(context, device) -> dict:
     links = list(PathLink.objects.filter(array=device, switch__in=visible).select_related("switch")) if array else []
     for link in links:
         reached.setdefault((link.switch_id, link.switch.name), []).append(link.switch_port)
+    states = partstates.current(device)
     return {
         "perms": context.get("perms"),
         "device": device,
         "array": array,
+        "health": states,
+        "health_wrong": [row for row in states if row.state != "ok"],
+        "health_counts": health.counts(states),
         "warning_ms": warning,
         "problem_ms": problem,
         "units": LatencyUnit.objects.filter(device=device) if array else [],
