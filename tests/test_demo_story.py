@@ -181,10 +181,14 @@ def test_the_demo_arrays_disk_fails_each_afternoon_and_its_raid_set_rebuilds():
     raid = record(array, f"1.3.6.1.4.1.12740.2.1.13.1.1.{member}")
     day = NOON - 14 * 3600  # 00:00 UTC
 
+    progress = record(array, f"1.3.6.1.4.1.12740.2.1.13.1.5.{member}")  # eqlMemberRaidProgress, 0.001 %
+
     def reads(params: dict, t: float) -> int:
-        pulse = sim._pulse({k: float(v) for k, v in params.items()}, {})
-        return int(float(params["gs"] if sim.in_pulse(pulse, t) else params["g"]))
+        return sim.gauge_value({k: float(v) for k, v in params.items()}, {}, t)
 
     hours = (12.9, 13.1, 14.9, 15.1, 15.9, 16.1)
     assert [reads(disk, day + h * 3600) for h in hours] == [1, 3, 3, 3, 3, 1]
     assert [reads(raid, day + h * 3600) for h in hours] == [1, 4, 4, 1, 1, 1]
+    # the rebuild's progress rises evenly through its two hours: a quarter done at 13:30, half at 14:00
+    minutes = (12 * 60 + 59, 13 * 60, 13 * 60 + 30, 14 * 60, 14 * 60 + 54, 15 * 60 + 1)
+    assert [reads(progress, day + m * 60) for m in minutes] == [0, 0, 25_000, 50_000, 95_000, 0]

@@ -355,8 +355,11 @@ def equallogic_array(
 
 def _health_story(eql: str, member: str) -> list[tuple[str, str, str]]:
     """Eight disks (EQLDISK-MIB), one of them failing each afternoon (DISK_FAILURE), the member's RAID set
-    reconstructing meanwhile (REBUILD), two power supplies: the statuses the array's profile maps to states."""
+    reconstructing meanwhile (REBUILD) with its progress, two power supplies: the statuses the array's profile maps to
+    states."""
     rows = [(f"{eql}.2.1.13.1.1.{member}", "2:simdev", "g=1,gs=4,sp={},so={},sd={}".format(*REBUILD))]
+    # eqlMemberRaidProgress, thousandths of a percent: 0 to 100 % through the rebuild
+    rows += [(f"{eql}.2.1.13.1.5.{member}", "66:simdev", "g=0,gr=100000,sp={},so={},sd={}".format(*REBUILD))]
     for n, psu in enumerate(("Power Cooling Module 0", "Power Cooling Module 1"), 1):
         rows += [(f"{eql}.2.1.8.1.2.{member}.{n}", "4", psu), (f"{eql}.2.1.8.1.3.{member}.{n}", "2", "1")]
     for slot in range(8):

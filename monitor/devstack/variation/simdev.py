@@ -9,6 +9,7 @@
 #   u=1                                            (sysUpTime in TimeTicks since the agent's epoch)
 #   g=42,k=temp1                                   (a gauge, overridable by key)
 #   g=2,gs=65,sp=3600,so=1200,sd=300               (a gauge that reads gs during the pulse)
+#   g=0,gr=100000,sp=86400,so=46800,sd=7200        (a gauge that rises from 0 to gr through the pulse: a progress)
 # A JSON control file named by $SIMDEV_CONTROL (re-read when it changes) can hold
 #   {"epoch": <unix time of the last "boot">, "rates": {key: [[since, bytes_per_s], ...]},
 #    "gauges": {key: value}, "pulse": {"period": s, "offset": s, "duration": s}}
@@ -171,8 +172,19 @@ def variate(oid, tag, value, **context):
         epoch = float(control.get("epoch") or BOOTED)
         return oid, tag, int(max(0.0, now - epoch) * 100) % (2**32)
     if "g" in params:
-        gauge = control.get("gauges", {}).get(params.get("k", ""), params["g"])
-        if "gs" in params and in_pulse(_pulse(params, control), now):
-            gauge = params["gs"]
-        return oid, tag, int(float(gauge))
+        return oid, tag, gauge_value(params, control, now)
     return oid, tag, counter_value(params, control, now)
+
+
+def gauge_value(params, control, now):
+    """A gauge's value at `now`: the control file's for its key, else `gs` during its pulse, or `gr` times the share
+    of the pulse gone by (a progress), else `g`."""
+    gauge = control.get("gauges", {}).get(params.get("k", ""), params["g"])
+    pulse = _pulse(params, control)
+    if in_pulse(pulse, now):
+        period, offset, duration = pulse
+        if "gs" in params:
+            gauge = params["gs"]
+        elif "gr" in params:
+            gauge = float(params["gr"]) * ((now - offset) % period) / duration
+    return int(float(gauge))
