@@ -34,6 +34,9 @@ def sick_array(community: str = "sick", sick: bool = True, done: int = 40_000) -
             (f"{EQL}.2.1.8.1.2.{MEMBER}.{n}", "4", name),
             (f"{EQL}.2.1.8.1.3.{MEMBER}.{n}", "2", str(status)),
         ]
+    if not sick:  # volume 2's snapshots deleted: half its reserve unused, below the array's warning level
+        free = f"{EQL}.5.1.7.7.1.3.1841966935.2"  # volumes are indexed by member and volume
+        array.extra = [row for row in array.extra if row[0] != free] + [(free, "2", str(100_000))]
     for n, (slot, status) in enumerate(DISKS.items(), 1):
         array.extra += [
             (f"{EQL}.3.1.1.1.11.{MEMBER}.{n}", "4", slot),
@@ -184,4 +187,44 @@ def test_each_state_change_is_an_event_marked_on_the_volume_graphs_and_said_on_t
         "Member RAID eql-member-1: rebuilding → ok",  # eqlMemberRaidStatus ok(1): the word is the state's
         "Power supply PCM <i>1</i>: degraded → ok (on-and-operating)",
     ]
-    assert [e.detail for e in back][0] == {"part": "Disk 1", "state": "ok", "was": "failed", "word": "on-line"}
+    assert back[0].detail == {"part": "Disk 1", "state": "ok", "was": "failed", "word": "on-line"}
+
+
+def test_a_volumes_snapshot_reserve_past_the_arrays_own_level_fires_and_clears(agent, clean_backends, admin_user):
+    """EQLVOLUME-MIB: each volume's reserve (ReservedSpace, MB), what of it is unused (ReservedSpaceAvail) and the
+    level the array warns at (SnapWarningLevel, % unused): the fleet's volumes 1, 2, 3 have 100,000, 200,000 and
+    300,000 MB reserved, 60 %, 15 % and 90 % of it unused, and warn below 20 % unused (80 % used)."""
+    from monitor.alerts import defaults
+    from monitor.alerts.models import AlertState, Event
+    from monitor.timeseries import tiers
+    from monitor.timeseries.client import run
+
+    array = Device.objects.create(name="eql-sick", host="127.0.0.1", port=agent, community="sick", timeout_s=3)
+    run_polls([array.pk])  # discovery
+    array.refresh_from_db()
+    admin_user.email = "ops@example.com"
+    admin_user.save()
+    defaults.enable(array, "snapshot_reserve", admin_user)
+    for _ in range(3):  # the rule's default hold: three polls past the level
+        assert all(o.startswith("ok") for o in run_polls([array.pk]).values())
+    firing = dict(AlertState.objects.filter(state="firing").values_list("instance", "value"))
+    assert firing == {"vmfs-datastore-2": pytest.approx(85.0)}
+    script = (
+        'from(bucket: p_bucket) |> range(start: -1h) |> filter(fn: (r) => r._measurement == "volume"'
+        " and r.device == p_device and r._field =~ /^snapshot_/) |> last()"
+    )
+    params = {"p_bucket": tiers.tiers()[0].bucket, "p_device": str(array.pk)}
+    found = {(t.group["volume"], t.group["_field"]): t.rows[0][1] for t in run(script, params) if t.rows}
+    mib = 1048576
+    for volume, free in ((1, 60), (2, 15), (3, 90)):
+        name = f"vmfs-datastore-{volume}"
+        assert found[(name, "snapshot_reserve_bytes")] == 100_000 * volume * mib
+        assert found[(name, "snapshot_free_bytes")] == free * 1000 * volume * mib
+        assert found[(name, "snapshot_used_pct")] == pytest.approx(100 - free)
+        assert found[(name, "snapshot_warning_pct")] == 80
+
+    Device.objects.filter(pk=array.pk).update(community="well")  # snapshots deleted: volume 2 at 50 % used
+    for _ in range(3):
+        assert all(o.startswith("ok") for o in run_polls([array.pk]).values())
+    assert not AlertState.objects.filter(state="firing").exists()
+    assert set(Event.objects.filter(kind="clear").values_list("state__instance", flat=True)) == {"vmfs-datastore-2"}

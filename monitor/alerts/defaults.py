@@ -40,6 +40,14 @@ DEFAULTS: dict[str, Default] = {
             50,
             40,
         ),
+        Default(
+            "snapshot_reserve",
+            "Volume snapshot reserve used past the array's own warning level (80 % unless set; clears 5 points below)",
+            "snapshot_reserve",
+            "warning",
+            0,
+            -5,
+        ),
         Default("not_answering", "Device not answering for 3 polls", NOT_ANSWERING, "absolute", 0.5, 0.5),
         Default(
             "array_health",

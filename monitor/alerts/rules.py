@@ -62,6 +62,15 @@ METRICS: dict[str, Metric] = {
         ),
         Metric("volume_read_latency", "Volume read latency", "volume", ("read_latency_ms",), "ms", "volume"),
         Metric("volume_write_latency", "Volume write latency", "volume", ("write_latency_ms",), "ms", "volume"),
+        Metric(
+            "snapshot_reserve",
+            "Volume snapshot reserve used (% of the reserve)",
+            "volume",
+            ("snapshot_used_pct",),
+            "%",
+            "volume",
+            warning_field="snapshot_warning_pct",
+        ),
         Metric(NOT_ANSWERING, "Device not answering (1 when a poll fails)", "", (), ""),
         Metric(
             ARRAY_HEALTH,

@@ -30,6 +30,9 @@ DAILY_PHASE = 57600  # a sine of period one day peaks at 14:00 UTC with this pha
 DISK_FAILURE = (86400, 13 * 3600, 3 * 3600)
 REBUILD = (86400, 13 * 3600, 2 * 3600)
 FAILING_DISK = 5
+# Unused share of each volume's snapshot reserve, by volume number modulo 3: volumes 1, 2 and 3 have used 40, 85
+# and 10 % of theirs (volume 2 past the array's warning level, 20 % unused; the built-in snapshot reserve alert)
+SNAPSHOT_FREE_PCT = (90, 60, 15)
 
 
 @dataclass
@@ -311,6 +314,10 @@ def equallogic_array(
             (f"{eql}.5.1.7.1.1.4.{idx}", "4", f"vmfs-datastore-{v}"),
             (f"{eql}.5.1.7.1.1.8.{idx}", "2", str(512000 * v)),
             (f"{eql}.5.1.7.1.1.22.{idx}", "66", "1" if v < 3 else "2"),  # eqliscsiVolumeStoragePoolIndex
+            (f"{eql}.5.1.7.1.1.11.{idx}", "2", "20"),  # eqliscsiVolumeSnapWarningLevel: warn below 20 % unused
+            (f"{eql}.5.1.7.7.1.2.{idx}", "2", str(100000 * v)),  # snapshot reserve, MB
+            (f"{eql}.5.1.7.7.1.3.{idx}", "2", str(SNAPSHOT_FREE_PCT[v % 3] * 1000 * v)),  # of it unused, MB
+            (f"{eql}.5.1.7.7.1.8.{idx}", "2", "1"),  # eqliscsiVolumeStatusOperStatus: available
             (f"{eql}.5.1.7.7.1.9.{idx}", "2", "4"),
             (f"{eql}.5.1.7.7.1.13.{idx}", "66", str(200000 * v)),
             (f"{eql}.5.1.7.34.1.3.{idx}", "70:simdev", f"r={reads * 8192},b=64,k=vol{v}-rx{shape}"),
