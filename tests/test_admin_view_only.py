@@ -67,7 +67,7 @@ def _one_of_each(viewer) -> dict[str, tuple[object, list[str]]]:
     from monitor.events.models import Event, Receiver
     from monitor.graphs.trees.models import AggregateGraph, ApiToken, DashboardItem, Tree, TreeNode
     from monitor.models import Graph
-    from monitor.storage.models import HeatmapLevels, PathLink
+    from monitor.storage.models import HeatmapLevels, PartState, PathLink
 
     now = timezone.now()
     device = _device(snmp_version="3", v3_user="monitor", v3_security_level="authPriv", **SECRET_V3)
@@ -118,6 +118,10 @@ def _one_of_each(viewer) -> dict[str, tuple[object, list[str]]]:
         "storage.heatmaplevels": (HeatmapLevels.objects.create(device=device), []),
         "storage.pathlink": (
             PathLink.objects.create(array=device, array_port="eth0", switch=other, switch_port="1/g1", learned_at=now),
+            [],
+        ),
+        "storage.partstate": (
+            PartState.objects.create(device=device, part="Disk 1", state="failed", since=now, seen_at=now),
             [],
         ),
         "axes.accessattempt": (
