@@ -228,3 +228,40 @@ def test_a_volumes_snapshot_reserve_past_the_arrays_own_level_fires_and_clears(a
         assert all(o.startswith("ok") for o in run_polls([array.pk]).values())
     assert not AlertState.objects.filter(state="firing").exists()
     assert set(Event.objects.filter(kind="clear").values_list("state__instance", flat=True)) == {"vmfs-datastore-2"}
+
+
+def test_a_poll_older_than_what_a_part_last_saw_changes_nothing_and_unchanged_polls_write_nothing(
+    agent, clean_backends
+):
+    from datetime import timedelta
+
+    from collectors.samples import Sample
+    from monitor.devices.profiles import registry
+    from monitor.events.models import Event
+    from monitor.storage import partstates
+    from monitor.storage.models import PartState
+
+    array = Device.objects.create(name="eql-sick", host="127.0.0.1", port=agent, community="sick", timeout_s=3)
+    for _ in range(2):
+        assert all(o.startswith("ok") for o in run_polls([array.pk]).values())
+    array.refresh_from_db()
+    disk = PartState.objects.get(device=array, part="Disk 1")
+    assert (disk.state, disk.word) == ("failed", "failed")
+    profile = registry()[array.profile]
+    # a batch that finished late: its poll, an hour before the newest, read the disk on-line
+    late = disk.seen_at - timedelta(hours=1)
+    back = [Sample("disk", {"device": str(array.pk), "disk": "1"}, {"status": 1}, late.timestamp())]
+    assert partstates.record(array, profile, back, late) == []
+    assert PartState.objects.get(pk=disk.pk).state == "failed"
+    # the same state a minute later: nothing to write, not even when it was seen
+    again = disk.seen_at + timedelta(minutes=1)
+    same = [Sample("disk", {"device": str(array.pk), "disk": "1"}, {"status": 3}, again.timestamp())]
+    assert partstates.record(array, profile, same, again) == []
+    assert PartState.objects.get(pk=disk.pk).seen_at == disk.seen_at
+    # and once SEEN_EVERY has passed, when it was seen is written, still without an event
+    later = disk.seen_at + partstates.SEEN_EVERY
+    same = [Sample("disk", {"device": str(array.pk), "disk": "1"}, {"status": 3}, later.timestamp())]
+    events = Event.objects.filter(kind="health_changed").count()
+    assert partstates.record(array, profile, same, later) == []
+    assert PartState.objects.get(pk=disk.pk).seen_at == later
+    assert Event.objects.filter(kind="health_changed").count() == events

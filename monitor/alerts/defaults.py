@@ -42,7 +42,8 @@ DEFAULTS: dict[str, Default] = {
         ),
         Default(
             "snapshot_reserve",
-            "Volume snapshot reserve used past the array's own warning level (80 % unless set; clears 5 points below)",
+            "Volume snapshot reserve used past the array's own warning level (EqualLogic: 80 % by default; clears "
+            "5 points below)",
             "snapshot_reserve",
             "warning",
             0,
@@ -51,8 +52,8 @@ DEFAULTS: dict[str, Default] = {
         Default("not_answering", "Device not answering for 3 polls", NOT_ANSWERING, "absolute", 0.5, 0.5),
         Default(
             "array_health",
-            "An array's disk, RAID set, fan, power supply or sensor not ok (failed, rebuilding, degraded or warning; "
-            "clears when ok)",
+            "An array's disk, RAID set, volume, fan, power supply or sensor not ok (failed, rebuilding, degraded or "
+            "warning; clears when ok)",
             ARRAY_HEALTH,
             "absolute",
             0.5,

@@ -5,7 +5,7 @@ volume graphs too) and a line on its events page, with when it came back."""
 from __future__ import annotations
 
 import logging
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.db import transaction
 from django.utils import timezone
@@ -20,35 +20,52 @@ log = logging.getLogger(__name__)
 SEVERITY = {"failed": 3, "degraded": 4, "rebuilding": 4, "warning": 4, "ok": 5}
 # What the device page counts: parts read by a poll this recently (health.LOOK_BACK, as the array page)
 CURRENT = health.LOOK_BACK
+# How often an unchanged part's `seen_at` is written: an array polled each minute writes nothing most polls
+SEEN_EVERY = timedelta(minutes=10)
 
 
-def record(device, profile, samples: list, now: datetime | None = None) -> list[Event]:
-    """Keep the states one poll of `device` read (its samples) and store an event for each part whose state
-    changed, or that is first seen not ok; returns the events stored. A part the poll did not read keeps its row."""
+def record(device, profile, samples: list, polled_at: datetime | None = None) -> list[Event]:
+    """Keep the states one poll of `device` read (its samples, polled at `polled_at`) and store an event for each
+    part whose state changed, or that is first seen not ok; returns the events stored. A part the poll did not read
+    keeps its row; a poll older than what a row last saw (a batch that finished late) changes nothing. Nothing is
+    written while nothing changed, but `seen_at` once every SEEN_EVERY."""
     latest = {part: (state, word[:100]) for part, state, word in health.readings(profile, samples)}
     if not latest:
         return []
-    now = now or timezone.now()
-    events = []
-    with transaction.atomic():
+    now = polled_at or timezone.now()
+    if not _news(latest, {row.part: row for row in PartState.objects.filter(device=device)}, now):
+        return []
+    with transaction.atomic():  # the new states and their events together, or neither
         known = {row.part: row for row in PartState.objects.select_for_update().filter(device=device)}
-        new, changed = [], []
+        new, changed, events = [], [], []
         for part, (state, word) in latest.items():
             row = known.get(part)
             if row is None:
                 new.append(PartState(device=device, part=part, state=state, word=word, since=now, seen_at=now))
                 if state != "ok":
                     events.append(_event(device, part, None, state, word, now))
-            elif row.state != state or row.word != word:
+            elif row.seen_at <= now and (row.state != state or row.word != word):
                 if row.state != state:
                     events.append(_event(device, part, row.state, state, word, now))
                     row.since = now
                 row.state, row.word = state, word
                 changed.append(row)
-        PartState.objects.bulk_create(new)
+        PartState.objects.bulk_create(new, ignore_conflicts=True)  # a row another worker made meanwhile stands
         PartState.objects.bulk_update(changed, ["state", "word", "since"])
-        PartState.objects.filter(device=device, part__in=list(latest)).update(seen_at=now)
-    return store(events) if events else []
+        PartState.objects.filter(device=device, part__in=list(latest), seen_at__lt=now).update(seen_at=now)
+        return store(events)
+
+
+def _news(latest: dict[str, tuple[str, str]], known: dict[str, PartState], now: datetime) -> bool:
+    """Whether a poll at `now` has something to write: a part new or in another state or word, or one whose
+    `seen_at` is SEEN_EVERY old."""
+    for part, (state, word) in latest.items():
+        row = known.get(part)
+        if row is None or (row.seen_at <= now and (row.state, row.word) != (state, word)):
+            return True
+        if now - row.seen_at >= SEEN_EVERY:
+            return True
+    return False
 
 
 def _event(device, part: str, was: str | None, state: str, word: str, now: datetime) -> Event:

@@ -5,7 +5,8 @@ switches), so a new device shows its path without waiting a day."""
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
+from datetime import timezone as dt_timezone
 
 from django.utils import timezone
 
@@ -23,7 +24,7 @@ def on_polls_finished(sender, polls, **kwargs) -> None:
         checks = [s for s in event.samples if s.measurement == "latency_check"]
         if checks:
             record_units(event.device, checks)
-        if event.samples:
+        if event.samples and not event.error:  # a failed poll's partial samples say nothing of the parts missing
             record_part_states(event.device, event.samples)
     discovered = [e.device for e in polls if not e.error and _just_discovered(e.device)]
     if discovered:
@@ -35,11 +36,11 @@ def record_part_states(device, samples) -> None:
     never the poll's."""
     from monitor.devices.profiles import registry
 
-    profile = registry().get(getattr(device, "profile", ""))
-    if profile is None:
-        return
     try:
-        partstates.record(device, profile, samples)
+        profile = registry().get(getattr(device, "profile", ""))
+        if profile is not None:
+            polled_at = datetime.fromtimestamp(min(sample.time for sample in samples), dt_timezone.utc)
+            partstates.record(device, profile, samples, polled_at)
     except Exception as exc:
         log.warning("part states of device %s not recorded: %s", device.pk, type(exc).__name__)
 
