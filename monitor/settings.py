@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "monitor.graphs.trees",
     "monitor.health",
     "monitor.storage",
+    "monitor.topology",
     "axes",
     "rest_framework",
     "drf_spectacular",

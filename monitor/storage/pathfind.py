@@ -4,7 +4,7 @@ Two independent sources, each enough on its own:
 - forwarding tables: a switch that learned one of the array's port MACs (IF-MIB ifPhysAddress) on a port;
   ports towards other switches (known from LLDP, or from learning another monitored switch's own MACs) are
   transit, not the array's edge, and among the remaining candidates of one MAC those with the fewest learned MACs
-  win (an access port carries one or a few hosts; an uplink to an unmonitored switch carries many);
+  win (monitor/topology/edges.py: the rule every host's port is found by too);
 - LLDP: a switch port whose neighbour is the array (its chassis id or one of its port MACs, or its sysName), or
   an array port whose neighbour is the switch (its chassis id, a port MAC, or its sysName) and the port it names.
 A link found both ways says so. A switch whose view failed (`silent`) adds no link and no candidate; what is
@@ -18,6 +18,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from collectors.topology import L2View
+from monitor.topology.edges import edge_ports
 
 
 @dataclass
@@ -50,7 +51,7 @@ def find_paths(
         link.mac = link.mac or mac
         link.vlan = link.vlan if link.vlan is not None else vlan
 
-    transit = _transit_ports(switches, silent or {})
+    transit = transit_ports(switches, silent or {})
     for array, view in arrays.items():
         macs = view.port_by_mac()
         _from_fdb(array, macs, switches, transit, add)
@@ -65,7 +66,7 @@ def _identity(view: L2View) -> set[str]:
     return (found | {p.mac for p in view.ports.values() if p.mac}) - {""}
 
 
-def _transit_ports(switches: dict[str, L2View], silent: dict[str, L2View]) -> dict[str, set[str]]:
+def transit_ports(switches: dict[str, L2View], silent: dict[str, L2View]) -> dict[str, set[str]]:
     """Each switch's ports towards another monitored switch (a silent one too): an LLDP neighbour that is one, or
     its MACs learned."""
     identities = {name: _identity(view) for name, view in {**silent, **switches}.items()}
@@ -82,19 +83,9 @@ def _transit_ports(switches: dict[str, L2View], silent: dict[str, L2View]) -> di
 
 
 def _from_fdb(array: str, macs: dict[str, str], switches: dict[str, L2View], transit, add) -> None:
-    candidates: dict[str, list[tuple[int, str, str, int | None]]] = defaultdict(list)
-    for switch, view in switches.items():
-        per_port: dict[str, set[str]] = defaultdict(set)
-        for entry in view.fdb:
-            per_port[entry.port].add(entry.mac)
-        for entry in view.fdb:
-            if entry.mac in macs and entry.port not in transit.get(switch, set()):
-                candidates[entry.mac].append((len(per_port[entry.port]), switch, entry.port, entry.vlan))
-    for mac, found in candidates.items():
-        fewest = min(count for count, *_ in found)
-        for count, switch, port, vlan in found:
-            if count == fewest:
-                add(array, macs[mac], switch, port, "fdb", mac, vlan)
+    for mac, places in edge_ports(switches, transit, macs).items():
+        for switch, port, vlan in places:
+            add(array, macs[mac], switch, port, "fdb", mac, vlan)
 
 
 def _from_switch_lldp(array: str, view: L2View, macs: dict[str, str], switches: dict[str, L2View], add) -> None:

@@ -18,7 +18,8 @@ from monitor.core import aio
 from monitor.devices.profiles import registry
 from monitor.models import Device
 from monitor.storage.models import PathLink, PathRefresh
-from monitor.storage.pathfind import Link, find_paths
+from monitor.storage.pathfind import Link, find_paths, transit_ports
+from monitor.topology import hosts
 
 log = logging.getLogger(__name__)
 CONCURRENCY = 16
@@ -30,6 +31,7 @@ class RefreshSummary:
     switches: int = 0
     links: int = 0  # learned now
     kept: int = 0  # kept as last seen: learned from a device that did not answer this time
+    hosts: int = 0  # MACs seen on switches' edge ports (monitor/topology/hosts.py)
     problems: list[str] = field(default_factory=list)
 
 
@@ -41,14 +43,14 @@ def is_array(device: Device) -> bool:
 
 def refresh_paths() -> RefreshSummary:
     """Read every enabled device once (arrays: ports, MACs and LLDP; the others: also forwarding tables), find the
-    links from the views that answered in full and store them; a device whose view failed (a timeout, an error)
-    is named in the problems, and the links learned from it before are kept as last seen, never replaced by what
-    the others say without it."""
+    links from the views that answered in full and store them, and where every MAC on an edge port is plugged in; a
+    device whose view failed (a timeout, an error) is named in the problems, and the links learned from it before
+    are kept as last seen, never replaced by what the others say without it."""
     devices = list(Device.objects.filter(enabled=True))
     arrays = [d for d in devices if is_array(d)]
     switches = [d for d in devices if not is_array(d)]
     summary = RefreshSummary(len(arrays), len(switches))
-    if not arrays:
+    if not devices:
         return summary
     views = aio.run(_read_all([(d, True) for d in arrays] + [(d, False) for d in switches]))
     for device, view in views.items():
@@ -59,6 +61,7 @@ def refresh_paths() -> RefreshSummary:
     silent = {str(d.pk): _known(d, views[d]) for d in switches if d in failed}
     found = find_paths(array_views, switch_views, silent)
     now = timezone.now()
+    summary.hosts = hosts.record(switch_views, transit_ports(switch_views, silent), now)
     with transaction.atomic():
         for array in arrays:
             ours = [link for link in found if link.array == str(array.pk)]
@@ -75,8 +78,8 @@ def refresh_paths() -> RefreshSummary:
             )
     if summary.problems:
         log.warning("paths: %d problem(s): %s", len(summary.problems), "; ".join(summary.problems)[:2000])
-    counts = (summary.arrays, summary.switches, summary.links, summary.kept)
-    log.info("paths: %d arrays, %d switches, %d links learned, %d kept", *counts)
+    counts = (summary.arrays, summary.switches, summary.links, summary.kept, summary.hosts)
+    log.info("paths: %d arrays, %d switches, %d links learned, %d kept, %d hosts seen on edge ports", *counts)
     return summary
 
 

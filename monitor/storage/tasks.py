@@ -11,4 +11,10 @@ from monitor.storage.paths import refresh_paths
 def refresh_paths_task() -> dict:
     """Learn which switch ports carry each array's traffic (daily from beat, and after a discovery)."""
     summary = refresh_paths()
-    return {"arrays": summary.arrays, "switches": summary.switches, "links": summary.links, "kept": summary.kept}
+    return {
+        "arrays": summary.arrays,
+        "switches": summary.switches,
+        "links": summary.links,
+        "kept": summary.kept,
+        "hosts": summary.hosts,
+    }

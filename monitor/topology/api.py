@@ -1,0 +1,51 @@
+"""GET /api/hosts/?q=<MAC>: where a host is plugged in, and where it was, on the switches the reader may see."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import permissions, serializers
+from rest_framework.exceptions import ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from monitor.graphs.access import Access
+from monitor.topology import hosts
+
+MAX_QUERY = 64
+
+
+class PlaceSerializer(serializers.Serializer):
+    switch = serializers.IntegerField(source="switch_id")
+    switch_name = serializers.CharField(source="switch.name")
+    port = serializers.CharField()
+    vlan = serializers.IntegerField(allow_null=True)
+    first_seen = serializers.DateTimeField()
+    last_seen = serializers.DateTimeField()
+
+
+class HostSearch(APIView):
+    """Where a MAC address (aa:bb:cc:dd:ee:ff, aa-bb-cc-dd-ee-ff, aabb.ccdd.eeff or aabbccddeeff) was seen on a
+    switch's edge port (never an uplink), the newest first: the first is where it is plugged in now, the others
+    where it was; only switches the reader may see are searched."""
+
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(
+        parameters=[OpenApiParameter("q", str, required=True, description="a MAC address in any common notation")],
+        responses=inline_serializer(
+            "HostSearch",
+            {"query": serializers.CharField(), "mac": serializers.CharField(), "places": PlaceSerializer(many=True)},
+        ),
+    )
+    def get(self, request: Request) -> Response:
+        query = request.query_params.get("q", "").strip()
+        if not query:
+            raise ValidationError({"q": "name a MAC address: q=aa:bb:cc:dd:ee:ff"})
+        if len(query) > MAX_QUERY:
+            raise ValidationError({"q": f"at most {MAX_QUERY} characters"})
+        mac, rows = hosts.search(query, Access(request.user).devices())
+        if mac is None:
+            raise ValidationError({"q": "not a MAC address (aa:bb:cc:dd:ee:ff, aabb.ccdd.eeff...); IP addresses and "
+                                        "names are not searchable yet"})  # fmt: skip
+        return Response({"query": query, "mac": mac, "places": PlaceSerializer(rows, many=True).data})

@@ -1,0 +1,58 @@
+"""Record where each MAC address is plugged in, from the switches' forwarding tables as the daily layer-2 read finds
+them (monitor/storage/paths.py), and find a host by its MAC in any common notation (by IP address or name once the
+ARP tables are read: issue 42)."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from django.db import transaction
+from django.db.models import QuerySet
+
+from collectors.topology import L2View
+from monitor.topology.edges import edge_ports
+from monitor.topology.models import Sighting
+
+HEX = re.compile(r"[0-9a-f]")
+
+
+def record(switches: dict[str, L2View], transit: dict[str, set[str]], now: datetime) -> int:
+    """Keep every MAC found on an edge port (switches keyed by device id): a place seen before has its last seen
+    moved on (and its VLAN, where it changed); a new one is a new row. Returns how many places were seen."""
+    places = [(mac, int(switch), port, vlan) for mac, found in edge_ports(switches, transit).items()
+              for switch, port, vlan in found]  # fmt: skip
+    with transaction.atomic():
+        known = {
+            (row.mac, row.switch_id, row.port): row
+            for row in Sighting.objects.select_for_update().filter(switch_id__in=[int(s) for s in switches])
+        }
+        new, seen = [], {}
+        for mac, switch, port, vlan in places:
+            row = known.get((mac, switch, port))
+            if row is None:
+                new.append(Sighting(mac=mac, switch_id=switch, port=port, vlan=vlan, first_seen=now, last_seen=now))
+            elif row.pk not in seen:
+                row.last_seen, row.vlan = now, vlan if vlan is not None else row.vlan
+                seen[row.pk] = row
+        Sighting.objects.bulk_create(new, ignore_conflicts=True, batch_size=500)
+        Sighting.objects.bulk_update(list(seen.values()), ["last_seen", "vlan"], batch_size=500)
+    return len(places)
+
+
+def mac_of(text: str) -> str | None:
+    """aa:bb:cc:dd:ee:ff from any common notation (aa-bb-.., aabb.ccdd.eeff, AABBCCDDEEFF); None if not a MAC."""
+    digits = "".join(HEX.findall(text.lower()))
+    if len(digits) != 12 or re.sub(r"[0-9a-f:.\-\s]", "", text.lower()):
+        return None
+    return ":".join(digits[i : i + 2] for i in range(0, 12, 2))
+
+
+def search(query: str, switches: QuerySet) -> tuple[str | None, QuerySet]:
+    """(the MAC searched for, its sightings on the `switches` a reader may see, the newest first); (None, no rows)
+    when the query is not a MAC."""
+    mac = mac_of(query.strip())
+    rows = Sighting.objects.filter(switch__in=switches).select_related("switch")
+    if mac is None:
+        return None, rows.none()
+    return mac, rows.filter(mac=mac).order_by("-last_seen", "switch__name", "port")

@@ -1,0 +1,29 @@
+"""Hosts seen on switch ports: one row per (MAC, switch, port, VLAN), with when it was first and last seen there, so a
+host that moved keeps its history and a port keeps what was plugged into it."""
+
+from __future__ import annotations
+
+from django.db import models
+
+from monitor.models import Device
+
+
+class Sighting(models.Model):
+    """A MAC address learned on a switch's edge port (monitor/topology/edges.py), never on an uplink."""
+
+    mac = models.CharField(max_length=17, help_text="aa:bb:cc:dd:ee:ff")
+    switch = models.ForeignKey(Device, on_delete=models.CASCADE, related_name="sightings")
+    port = models.CharField(max_length=255)
+    vlan = models.PositiveIntegerField(null=True, blank=True)
+    first_seen = models.DateTimeField()
+    last_seen = models.DateTimeField()
+
+    class Meta:
+        ordering = ["mac", "-last_seen"]
+        constraints = [
+            models.UniqueConstraint(fields=["mac", "switch", "port"], name="unique_sighting"),
+        ]
+        indexes = [models.Index(fields=["mac", "last_seen"], name="sighting_mac_seen")]
+
+    def __str__(self) -> str:
+        return f"{self.mac} on {self.switch} {self.port}"

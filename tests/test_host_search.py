@@ -1,0 +1,99 @@
+"""Where is it plugged in (issue 42), on real snmpsim agents: an edge switch learned a host on an access port and the
+core switch learned it through its uplink; the daily layer-2 read finds the host on the edge port, never the uplink,
+keeps a move as history, and GET /api/hosts/?q= answers it in any MAC notation to a reader who may see the switch,
+and nothing to one who may not."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from monitor.devstack import fleet, services
+from monitor.devstack.processes import free_udp_port
+from monitor.models import Device
+from monitor.storage.paths import refresh_paths
+from monitor.topology.hosts import mac_of
+from monitor.topology.models import Sighting
+
+pytestmark = pytest.mark.django_db
+HOST = "00:50:56:0a:0b:0c"
+EDGE_CHASSIS = "00:1e:c9:00:00:00"  # powerconnect_6248's chassis MAC; its 1/xg1 uplink is 00:1e:c9:00:01:01
+BUSY = [f"00:50:56:00:10:{n:02x}" for n in range(12)]  # many hosts behind an unmonitored switch on port 20
+
+
+def edge(community: str, host_port: int) -> fleet.SimDevice:
+    hosts = [fleet.Attached(host_port, HOST)] + [fleet.Attached(20, mac) for mac in BUSY]
+    return fleet.powerconnect_6248(community, "sw-edge", busy=False, attached=hosts, lldp=False)
+
+
+def core() -> fleet.SimDevice:
+    """sw-core: on 1/xg1 it learned the host and the edge switch's uplink MAC; LLDP names the edge switch there."""
+    ports = [fleet.SimPort(n, f"1/xg{n}", speed_bps=10_000_000_000, mac=f"00:1e:c9:aa:01:{n:02x}") for n in range(1, 3)]
+    uplink = fleet.Attached(1, "00:1e:c9:00:01:01", "sw-edge", "1/xg1", EDGE_CHASSIS)
+    extra = fleet.l2_records(ports, [fleet.Attached(1, HOST), uplink], "00:1e:c9:aa:00:00", "sw-core", True, True)
+    return fleet.SimDevice("core", "PowerConnect 8024", "1.3.6.1.4.1.674.10895.3024", "sw-core", ports, extra)
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    root = tmp_path_factory.mktemp("hosts")
+    for device in (edge("edge", 3), edge("moved", 5), core()):
+        device.write(root / "data")
+    port = free_udp_port()
+    process = services.start_snmpsim(root / "data", port, root / "log", name="snmpsim-hosts")
+    yield port
+    process.stop()
+
+
+def test_mac_notations():
+    for text in ("00:50:56:0a:0b:0c", "00-50-56-0A-0B-0C", "0050.560a.0b0c", "0050560A0B0C", " 00:50:56:0a:0b:0c "):
+        assert mac_of(text.strip()) == HOST
+    for text in ("00:50:56:0a:0b", "00:50:56:0a:0b:0c:0d", "10.0.0.1", "host.example.com", "zz:50:56:0a:0b:0c"):
+        assert mac_of(text) is None
+
+
+def test_a_host_is_found_on_its_edge_port_never_the_uplink_and_a_move_is_kept(lab, admin_user, django_user_model):
+    common = {"host": "127.0.0.1", "port": lab, "profile": "dell-powerconnect-62xx", "timeout_s": 3}
+    switch = Device.objects.create(name="sw-edge", community="edge", **common)
+    Device.objects.create(name="sw-core", community="core", **common)
+    summary = refresh_paths()  # no array at all: the hosts are still read
+    assert summary.problems == []
+    assert [(s.switch.name, s.port, s.vlan) for s in Sighting.objects.filter(mac=HOST)] == [("sw-edge", "1/g3", 100)]
+    # the busy port's MACs are on no other port: it is their edge (the fewest MACs wins only among candidates)
+    assert Sighting.objects.filter(port="1/g20").count() == len(BUSY)
+    assert not Sighting.objects.filter(port__startswith="1/xg").exists()  # uplinks: transit, never a host's port
+    first = Sighting.objects.get(mac=HOST)
+
+    Device.objects.filter(pk=switch.pk).update(community="moved")  # the host now plugged into 1/g5
+    refresh_paths()
+    client = Client()
+    client.force_login(admin_user)
+    answer = client.get("/api/hosts/", {"q": "0050.560A.0B0C"})
+    assert answer.status_code == 200, answer.content
+    body = answer.json()
+    assert body["mac"] == HOST
+    places = [(p["switch_name"], p["port"], p["vlan"]) for p in body["places"]]
+    assert places == [("sw-edge", "1/g5", 100), ("sw-edge", "1/g3", 100)]  # where it is now, then where it was
+    moved, old = body["places"]
+    assert old["first_seen"] == old["last_seen"] == first.first_seen.isoformat().replace("+00:00", "Z")
+    assert moved["first_seen"] > old["last_seen"]
+
+    reader = django_user_model.objects.create_user("reader", password="x")  # granted no tree: sees no switch
+    client.force_login(reader)
+    assert client.get("/api/hosts/", {"q": HOST}).json()["places"] == []
+
+
+@pytest.mark.parametrize(
+    ("query", "said"),
+    [("", "name a MAC address"), ("10.0.0.1", "not a MAC address"), ("a" * 65, "at most 64 characters")],
+)
+def test_a_query_that_is_not_a_mac_is_refused_with_what_to_send(admin_user, query, said):
+    client = Client()
+    client.force_login(admin_user)
+    answer = client.get("/api/hosts/", {"q": query})
+    assert answer.status_code == 400
+    assert said in str(answer.json()["q"])
+
+
+def test_hosts_need_a_signed_in_reader():
+    assert Client().get("/api/hosts/", {"q": HOST}).status_code in (401, 403)
