@@ -5,6 +5,8 @@ and nothing to one who may not."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.test import Client
 
@@ -78,9 +80,19 @@ def test_a_host_is_found_on_its_edge_port_never_the_uplink_and_a_move_is_kept(la
     assert old["first_seen"] == old["last_seen"] == first.first_seen.isoformat().replace("+00:00", "Z")
     assert moved["first_seen"] > old["last_seen"]
 
+    page = client.get("/search/", {"q": "00-50-56-0A-0B-0C"}).content.decode()  # the search box says it too
+    found = page.split('id="found-hosts">')[1].split("</section>")[0]
+    lines = [re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", line)).strip() for line in found.split('class="place">')[1:]]
+    assert [line.split(" seen ")[0] for line in lines] == [
+        "now on sw-edge 1/g5 VLAN 100",
+        "before on sw-edge 1/g3 VLAN 100",
+    ]
+
     reader = django_user_model.objects.create_user("reader", password="x")  # granted no tree: sees no switch
     client.force_login(reader)
     assert client.get("/api/hosts/", {"q": HOST}).json()["places"] == []
+    page = client.get("/search/", {"q": HOST}).content.decode()
+    assert "sw-edge" not in page and "not seen on an edge port of a switch you may read" in page
 
 
 @pytest.mark.parametrize(

@@ -22,6 +22,7 @@ from monitor.models import Device, Graph, Interface
 from monitor.polling import backoff
 from monitor.timeseries import top
 from monitor.timeseries.templates import TEMPLATES
+from monitor.topology import hosts
 
 log = logging.getLogger(__name__)
 TOP = 10  # rows per ranking on the home page
@@ -141,12 +142,15 @@ def graph_detail(request: HttpRequest, graph_id: int) -> HttpResponse:
 @login_required
 @require_GET
 def search(request: HttpRequest) -> HttpResponse:
-    """Visible devices, ports (name or alias) and volumes whose text contains the query."""
+    """Visible devices, ports (name or alias) and volumes whose text contains the query; where a MAC address is
+    plugged in, and was (monitor/topology)."""
     text = request.GET.get("q", "").strip()[:100]
-    context: dict = {"q": text, "devices": [], "ports": [], "volumes": [], **range_context(request)}
+    context: dict = {"q": text, "devices": [], "ports": [], "volumes": [], "places": [], **range_context(request)}
     if len(text) >= 1:
         access = access_for(request)
         visible = access.devices()
+        context["mac"], places = hosts.search(text, visible)
+        context["places"] = list(places[:50])
         context["devices"] = visible.filter(Q(name__icontains=text) | Q(host__icontains=text))[:50]
         context["ports"] = _found_ports(access, text)
         slugs = [s for s, t in TEMPLATES.items() if t.measurement == "volume"]
