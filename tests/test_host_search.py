@@ -21,6 +21,7 @@ pytestmark = pytest.mark.django_db
 HOST = "00:50:56:0a:0b:0c"
 EDGE_CHASSIS = "00:1e:c9:00:00:00"  # powerconnect_6248's chassis MAC; its 1/xg1 uplink is 00:1e:c9:00:01:01
 BUSY = [f"00:50:56:00:10:{n:02x}" for n in range(12)]  # many hosts behind an unmonitored switch on port 20
+# powerconnect_6248 also serves a VMware host's NIC on each of 1/g1..1/g6 (00:50:56:00:00:0N); 1/g7 has nothing
 
 
 def edge(community: str, host_port: int) -> fleet.SimDevice:
@@ -54,7 +55,9 @@ def test_mac_notations():
         assert mac_of(text) is None
 
 
-def test_a_host_is_found_on_its_edge_port_never_the_uplink_and_a_move_is_kept(lab, admin_user, django_user_model):
+def test_a_host_is_found_on_its_edge_port_never_the_uplink_and_a_move_is_kept(
+    lab, clean_backends, admin_user, django_user_model
+):
     common = {"host": "127.0.0.1", "port": lab, "profile": "dell-powerconnect-62xx", "timeout_s": 3}
     switch = Device.objects.create(name="sw-edge", community="edge", **common)
     Device.objects.create(name="sw-core", community="core", **common)
@@ -87,6 +90,18 @@ def test_a_host_is_found_on_its_edge_port_never_the_uplink_and_a_move_is_kept(la
         "now on sw-edge 1/g5 VLAN 100",
         "before on sw-edge 1/g3 VLAN 100",
     ]
+
+    from monitor.polling.run import run_polls
+
+    assert all(o.startswith("ok") for o in run_polls([switch.pk]).values())  # its ports and their graphs
+    traffic = switch.graphs.get(template="traffic", instance="1/g5")
+    page = client.get(f"/graphs/{traffic.pk}/").content.decode()  # the port's own page lists what is plugged in
+    seen = page.split('id="port-hosts">')[1].split("</section>")[0]
+    assert re.findall(r">([0-9a-f:]{17})</a>", seen) == ["00:50:56:00:00:05", HOST]  # the switch's VMware host too
+    assert (
+        "port-hosts"
+        not in client.get(f"/graphs/{switch.graphs.get(instance='1/g7', template='traffic').pk}/").content.decode()
+    )
 
     reader = django_user_model.objects.create_user("reader", password="x")  # granted no tree: sees no switch
     client.force_login(reader)

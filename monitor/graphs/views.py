@@ -136,6 +136,9 @@ def graph_detail(request: HttpRequest, graph_id: int) -> HttpResponse:
     card["pinned"] = graph.dashboarditem_set.filter(user=request.user).exists()
     context = {"graph": graph, "cards": [card], "device_visible": access.can_read_device(graph.device_id)}
     context |= range_context(request) | {"first_graphs_url": first_screen(request, [card], points=800)}
+    template = TEMPLATES.get(graph.template)
+    if context["device_visible"] and template is not None and template.measurement == "interface":
+        context["seen"] = hosts.on_port(graph.device_id, graph.instance)  # what is plugged into this port
     return render(request, "monitor/graph.html", context)
 
 

@@ -56,3 +56,8 @@ def search(query: str, switches: QuerySet) -> tuple[str | None, QuerySet]:
     if mac is None:
         return None, rows.none()
     return mac, rows.filter(mac=mac).order_by("-last_seen", "switch__name", "port")
+
+
+def on_port(switch_id: int, port: str, limit: int = 50) -> list[Sighting]:
+    """What was seen plugged into one switch port, the newest first."""
+    return list(Sighting.objects.filter(switch_id=switch_id, port=port).order_by("-last_seen", "mac")[:limit])
