@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from collectors.arp import ArpEntry, read_arp
 from collectors.sessions import Session
 from collectors.snmptypes import SnmpError, SnmpValue
 from collectors.tags import tag_value
@@ -84,7 +85,9 @@ class L2View:
     chassis_id: str = ""  # LLDP's local chassis id (a MAC as aa:bb:..)
     sys_name: str = ""  # LLDP's local sysName, else SNMPv2-MIB sysName.0
     bridge_mac: str = ""  # BRIDGE-MIB dot1dBaseBridgeAddress
+    arp: list[ArpEntry] = field(default_factory=list)  # IP-MIB: the IP addresses it resolved (collectors/arp.py)
     errors: list[str] = field(default_factory=list)
+    arp_errors: list[str] = field(default_factory=list)  # apart: a cache that did not answer fails no layer-2 view
 
     def port_by_mac(self) -> dict[str, str]:
         found: dict[str, str] = {}
@@ -106,8 +109,9 @@ def _mac_of_index(index: tuple[int, ...]) -> str:
     return mac_text(bytes(index)) if len(index) == 6 and all(0 <= b <= 255 for b in index) else ""
 
 
-async def read_l2(session: Session, fdb: bool = True, lldp: bool = True) -> L2View:
-    """Ports and MACs, then (when asked) the forwarding tables and LLDP; a failing part costs only itself."""
+async def read_l2(session: Session, fdb: bool = True, lldp: bool = True, arp: bool = False) -> L2View:
+    """Ports and MACs, then (when asked) the forwarding tables, LLDP and the ARP cache; a failing part costs only
+    itself."""
     view = L2View()
     try:
         system = await session.get([SYS_NAME, BRIDGE_ADDRESS])
@@ -126,6 +130,8 @@ async def read_l2(session: Session, fdb: bool = True, lldp: bool = True) -> L2Vi
         await _read_fdb(session, view)
     if lldp:
         await _read_lldp(session, view)
+    if arp:
+        view.arp, view.arp_errors = await read_arp(session)
     return view
 
 

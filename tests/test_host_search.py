@@ -5,6 +5,7 @@ and nothing to one who may not."""
 
 from __future__ import annotations
 
+import ipaddress
 import re
 
 import pytest
@@ -24,9 +25,27 @@ BUSY = [f"00:50:56:00:10:{n:02x}" for n in range(12)]  # many hosts behind an un
 # powerconnect_6248 also serves a VMware host's NIC on each of 1/g1..1/g6 (00:50:56:00:00:0N); 1/g7 has nothing
 
 
+ARP = "1.3.6.1.2.1.4.35.1"  # IP-MIB ipNetToPhysicalTable: .4 PhysAddress, .6 Type; index ifIndex.type.len.address
+V6 = "fd00::42"
+
+
 def edge(community: str, host_port: int) -> fleet.SimDevice:
+    """sw-edge (it routes VLAN 100, ifIndex 200): the host is 10.0.0.42 and fd00::42 in its ARP and neighbour cache;
+    10.0.0.99's entry is invalid(2), 10.0.0.1 is its own (local(5))."""
     hosts = [fleet.Attached(host_port, HOST)] + [fleet.Attached(20, mac) for mac in BUSY]
-    return fleet.powerconnect_6248(community, "sw-edge", busy=False, attached=hosts, lldp=False)
+    switch = fleet.powerconnect_6248(community, "sw-edge", busy=False, attached=hosts, lldp=False)
+    v6 = ".".join(str(b) for b in ipaddress.IPv6Address(V6).packed)
+    for address, mac, kind in (
+        ("1.4.10.0.0.42", HOST, 3),
+        (f"2.16.{v6}", HOST, 3),
+        ("1.4.10.0.0.99", "00:50:56:0f:0f:0f", 2),
+        ("1.4.10.0.0.1", "00:1e:c9:00:00:00", 5),
+    ):
+        switch.extra += [
+            (f"{ARP}.4.200.{address}", "4x", mac.replace(":", "")),
+            (f"{ARP}.6.200.{address}", "2", str(kind)),
+        ]
+    return switch
 
 
 def core() -> fleet.SimDevice:
@@ -103,16 +122,24 @@ def test_a_host_is_found_on_its_edge_port_never_the_uplink_and_a_move_is_kept(
         not in client.get(f"/graphs/{switch.graphs.get(instance='1/g7', template='traffic').pk}/").content.decode()
     )
 
+    # by IP address: the MAC the switch's ARP (or IPv6 neighbour) cache resolved it to, then where that MAC is
+    for ip in ("10.0.0.42", "FD00:0:0::42"):
+        body = client.get("/api/hosts/", {"q": ip}).json()
+        assert (body["mac"], body["places"][0]["port"]) == (HOST, "1/g5"), ip
+    assert client.get("/api/hosts/", {"q": "10.0.0.99"}).json() == {"query": "10.0.0.99", "mac": None, "places": []}
+    assert client.get("/api/hosts/", {"q": "10.0.0.1"}).json()["mac"] is None  # the switch's own address
+
     reader = django_user_model.objects.create_user("reader", password="x")  # granted no tree: sees no switch
     client.force_login(reader)
     assert client.get("/api/hosts/", {"q": HOST}).json()["places"] == []
+    assert client.get("/api/hosts/", {"q": "10.0.0.42"}).json()["mac"] is None  # nor its ARP cache
     page = client.get("/search/", {"q": HOST}).content.decode()
     assert "sw-edge" not in page and "not seen on an edge port of a switch you may read" in page
 
 
 @pytest.mark.parametrize(
     ("query", "said"),
-    [("", "name a MAC address"), ("10.0.0.1", "not a MAC address"), ("a" * 65, "at most 64 characters")],
+    [("", "name a MAC or IP address"), ("host.example.com", "not a MAC or IP address"), ("a" * 65, "at most 64")],
 )
 def test_a_query_that_is_not_a_mac_is_refused_with_what_to_send(admin_user, query, said):
     client = Client()

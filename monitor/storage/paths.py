@@ -62,6 +62,8 @@ def refresh_paths() -> RefreshSummary:
     found = find_paths(array_views, switch_views, silent)
     now = timezone.now()
     summary.hosts = hosts.record(switch_views, transit_ports(switch_views, silent), now)
+    hosts.record_addresses({str(d.pk): views[d] for d in switches if not views[d].arp_errors}, now)
+    summary.problems += [f"{d.name}: {problem}" for d in switches for problem in views[d].arp_errors]
     with transaction.atomic():
         for array in arrays:
             ours = [link for link in found if link.array == str(array.pk)]
@@ -149,7 +151,7 @@ async def _read_all(devices: list[tuple[Device, bool]]) -> dict[Device, L2View]:
         async with limit:
             try:
                 session = open_session(device.snmp_target(), settings.MONITOR_SNMP_ENGINE)
-                return device, await read_l2(session, fdb=not array, lldp=True)
+                return device, await read_l2(session, fdb=not array, lldp=True, arp=not array)
             except SnmpError as exc:
                 return device, L2View(errors=[str(exc)])
             except Exception as exc:  # an answer no reader expected costs this device only, never the refresh

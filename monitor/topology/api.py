@@ -1,4 +1,4 @@
-"""GET /api/hosts/?q=<MAC>: where a host is plugged in, and where it was, on the switches the reader may see."""
+"""GET /api/hosts/?q=<MAC or IP>: where a host is plugged in, and where it was, on the switches the reader may see."""
 
 from __future__ import annotations
 
@@ -25,27 +25,34 @@ class PlaceSerializer(serializers.Serializer):
 
 
 class HostSearch(APIView):
-    """Where a MAC address (aa:bb:cc:dd:ee:ff, aa-bb-cc-dd-ee-ff, aabb.ccdd.eeff or aabbccddeeff) was seen on a
-    switch's edge port (never an uplink), the newest first: the first is where it is plugged in now, the others
-    where it was; only switches the reader may see are searched."""
+    """Where a MAC address (aa:bb:cc:dd:ee:ff, aa-bb-cc-dd-ee-ff, aabb.ccdd.eeff or aabbccddeeff), or the MAC an IP
+    address was last resolved to by a device's ARP cache, was seen on a switch's edge port (never an uplink), the
+    newest first: the first is where it is plugged in now, the others where it was; only devices the reader may see
+    are searched. An IP address no cache holds answers no MAC and no place."""
 
     permission_classes = [permissions.IsAuthenticated]
 
     @extend_schema(
-        parameters=[OpenApiParameter("q", str, required=True, description="a MAC address in any common notation")],
+        parameters=[
+            OpenApiParameter("q", str, required=True, description="a MAC address in any common notation, or an IP")
+        ],
         responses=inline_serializer(
             "HostSearch",
-            {"query": serializers.CharField(), "mac": serializers.CharField(), "places": PlaceSerializer(many=True)},
+            {
+                "query": serializers.CharField(),
+                "mac": serializers.CharField(allow_null=True),
+                "places": PlaceSerializer(many=True),
+            },
         ),
     )
     def get(self, request: Request) -> Response:
         query = request.query_params.get("q", "").strip()
         if not query:
-            raise ValidationError({"q": "name a MAC address: q=aa:bb:cc:dd:ee:ff"})
+            raise ValidationError({"q": "name a MAC or IP address: q=aa:bb:cc:dd:ee:ff or q=10.0.0.42"})
         if len(query) > MAX_QUERY:
             raise ValidationError({"q": f"at most {MAX_QUERY} characters"})
-        mac, rows = hosts.search(query, Access(request.user).devices())
-        if mac is None:
-            raise ValidationError({"q": "not a MAC address (aa:bb:cc:dd:ee:ff, aabb.ccdd.eeff...); IP addresses and "
+        if hosts.mac_of(query) is None and not hosts.is_ip(query):
+            raise ValidationError({"q": "not a MAC or IP address (aa:bb:cc:dd:ee:ff, aabb.ccdd.eeff, 10.0.0.42...); "
                                         "names are not searchable yet"})  # fmt: skip
+        mac, rows = hosts.search(query, Access(request.user).devices())
         return Response({"query": query, "mac": mac, "places": PlaceSerializer(rows, many=True).data})

@@ -27,3 +27,21 @@ class Sighting(models.Model):
 
     def __str__(self) -> str:
         return f"{self.mac} on {self.switch} {self.port}"
+
+
+class Address(models.Model):
+    """An IP address a layer-3 device resolved to a MAC (its ARP or IPv6 neighbour cache), with when first and last."""
+
+    ip = models.GenericIPAddressField()
+    mac = models.CharField(max_length=17)
+    router = models.ForeignKey(Device, on_delete=models.CASCADE, related_name="addresses")
+    first_seen = models.DateTimeField()
+    last_seen = models.DateTimeField()
+
+    class Meta:
+        ordering = ["ip", "-last_seen"]
+        constraints = [models.UniqueConstraint(fields=["ip", "mac", "router"], name="unique_address")]
+        indexes = [models.Index(fields=["ip", "last_seen"], name="address_ip_seen")]
+
+    def __str__(self) -> str:
+        return f"{self.ip} is {self.mac} (by {self.router})"
