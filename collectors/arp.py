@@ -45,12 +45,14 @@ async def read_arp(session: Session) -> tuple[list[ArpEntry], list[str]]:
                     older[MEDIA_ADDRESS].items()]  # fmt: skip
     except SnmpError as exc:
         return [], [f"ARP table: {exc}"]
-    found = {}
-    for ip, value, kind in rows:
-        mac = mac_text(value)
-        if ip and mac and not (kind is not None and kind.kind == "int" and kind.value in LEFT_OUT):
-            found[ip] = ArpEntry(ip, mac)
-    return list(found.values()), []
+    except Exception as exc:  # an answer no reader expected costs the cache only, never the layer-2 view
+        return [], [f"ARP table: unreadable answer ({type(exc).__name__})"]
+    found = {
+        ArpEntry(ip, mac)
+        for ip, value, kind in rows
+        if ip and (mac := mac_text(value)) and not (kind is not None and kind.kind == "int" and kind.value in LEFT_OUT)
+    }
+    return sorted(found, key=lambda e: (e.ip, e.mac)), []
 
 
 def _ipv4(index: tuple[int, ...]) -> str:

@@ -270,6 +270,8 @@ CELERY_BEAT_SCHEDULE["storage-refresh-paths"] = {
     "schedule": float(env_int("MONITOR_PATH_REFRESH_S", 86400, minimum=300)),
     "options": {"expires": 3600},
 }
+# Where hosts were seen (monitor/topology), forgotten this many days after they were last seen.
+MONITOR_HOSTS_KEEP_DAYS = env_int("MONITOR_HOSTS_KEEP_DAYS", 365, minimum=1)
 # Pages viewed within MONITOR_WARM_VIEWED_S (0: off) are read again around each 5-minute window, at most
 # MONITOR_WARM_MAX_REQUESTS data requests a run, newest first (monitor/graphs/warming.py): from a minute after a
 # window's end, paced to end before pages see it (cache.WRITE_GRACE_S, 3 minutes after its end) and as at that

@@ -139,7 +139,12 @@ def test_a_host_is_found_on_its_edge_port_never_the_uplink_and_a_move_is_kept(
 
 @pytest.mark.parametrize(
     ("query", "said"),
-    [("", "name a MAC or IP address"), ("host.example.com", "not a MAC or IP address"), ("a" * 65, "at most 64")],
+    [
+        ("", "name a MAC or IP address"),
+        ("host.example.com", "not a MAC or IP address"),
+        ("fe80::1%eth0", "not a MAC or IP address"),  # a zone: no cache is keyed by it
+        ("a" * 65, "at most 64"),
+    ],
 )
 def test_a_query_that_is_not_a_mac_is_refused_with_what_to_send(admin_user, query, said):
     client = Client()
@@ -151,3 +156,23 @@ def test_a_query_that_is_not_a_mac_is_refused_with_what_to_send(admin_user, quer
 
 def test_hosts_need_a_signed_in_reader():
     assert Client().get("/api/hosts/", {"q": HOST}).status_code in (401, 403)
+
+
+def test_what_was_last_seen_longer_ago_than_kept_is_forgotten_and_odd_vlans_are_none(lab, settings):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from monitor.topology import hosts
+    from monitor.topology.models import Address
+
+    common = {"host": "127.0.0.1", "port": lab, "profile": "dell-powerconnect-62xx", "timeout_s": 3}
+    Device.objects.create(name="sw-edge", community="edge", **common)
+    refresh_paths()
+    assert Sighting.objects.filter(mac=HOST).exists() and Address.objects.filter(ip="10.0.0.42").exists()
+    settings.MONITOR_HOSTS_KEEP_DAYS = 30
+    hosts.forget_before(timezone.now() + timedelta(days=29))
+    assert Sighting.objects.filter(mac=HOST).exists() and Address.objects.filter(ip="10.0.0.42").exists()
+    hosts.forget_before(timezone.now() + timedelta(days=31))
+    assert not Sighting.objects.exists() and not Address.objects.exists()
+    assert [hosts._vlan(v) for v in (None, 0, 1, 100, 4094, 4095, 2**32 - 1)] == [None, None, 1, 100, 4094, None, None]

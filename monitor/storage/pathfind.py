@@ -39,10 +39,14 @@ class Link:
 
 
 def find_paths(
-    arrays: dict[str, L2View], switches: dict[str, L2View], silent: dict[str, L2View] | None = None
+    arrays: dict[str, L2View],
+    switches: dict[str, L2View],
+    silent: dict[str, L2View] | None = None,
+    transit: dict[str, set[str]] | None = None,
 ) -> list[Link]:
     """Every (array port, switch port) link, keyed by the names given in the dicts (device ids); `silent`: the
-    switches whose view failed, known only by what they said before (for transit, never for a link)."""
+    switches whose view failed, known only by what they said before (for transit, never for a link); `transit`:
+    `transit_ports` of them, where the caller has it already."""
     links: dict[tuple, Link] = {}
 
     def add(array: str, array_port: str, switch: str, switch_port: str, via: str, mac: str = "", vlan=None) -> None:
@@ -51,7 +55,7 @@ def find_paths(
         link.mac = link.mac or mac
         link.vlan = link.vlan if link.vlan is not None else vlan
 
-    transit = transit_ports(switches, silent or {})
+    transit = transit if transit is not None else transit_ports(switches, silent or {})
     for array, view in arrays.items():
         macs = view.port_by_mac()
         _from_fdb(array, macs, switches, transit, add)

@@ -59,11 +59,9 @@ def refresh_paths() -> RefreshSummary:
     array_views = {str(d.pk): views[d] for d in arrays if d not in failed}
     switch_views = {str(d.pk): views[d] for d in switches if d not in failed}
     silent = {str(d.pk): _known(d, views[d]) for d in switches if d in failed}
-    found = find_paths(array_views, switch_views, silent)
+    transit = transit_ports(switch_views, silent)
+    found = find_paths(array_views, switch_views, silent, transit)
     now = timezone.now()
-    summary.hosts = hosts.record(switch_views, transit_ports(switch_views, silent), now)
-    hosts.record_addresses({str(d.pk): views[d] for d in switches if not views[d].arp_errors}, now)
-    summary.problems += [f"{d.name}: {problem}" for d in switches for problem in views[d].arp_errors]
     with transaction.atomic():
         for array in arrays:
             ours = [link for link in found if link.array == str(array.pk)]
@@ -78,11 +76,26 @@ def refresh_paths() -> RefreshSummary:
                     "problems": "\n".join(summary.problems + _kept_notes(array, kept, failed))[:5000],
                 },
             )
+    _record_hosts(summary, switches, views, switch_views, transit, now)
     if summary.problems:
         log.warning("paths: %d problem(s): %s", len(summary.problems), "; ".join(summary.problems)[:2000])
     counts = (summary.arrays, summary.switches, summary.links, summary.kept, summary.hosts)
     log.info("paths: %d arrays, %d switches, %d links learned, %d kept, %d hosts seen on edge ports", *counts)
     return summary
+
+
+def _record_hosts(summary, switches: list[Device], views: dict, switch_views: dict, transit: dict, now) -> None:
+    """Where every MAC is plugged in and what the ARP caches say (monitor/topology/hosts.py), after the links are
+    stored: a failure here is logged and fails nothing else."""
+    try:
+        summary.hosts = hosts.record(switch_views, transit, now)
+        hosts.record_addresses({str(d.pk): views[d] for d in switches if not views[d].arp_errors}, now)
+        hosts.forget_before(now)
+    except Exception as exc:
+        log.warning("paths: hosts not recorded: %s", type(exc).__name__, exc_info=True)
+    arp = [f"{d.name}: {problem}" for d in switches for problem in views[d].arp_errors]
+    if arp:
+        log.warning("paths: %d ARP cache(s) not read: %s", len(arp), "; ".join(arp)[:2000])
 
 
 def store_links(array: Device, found: list[Link], failed: set[Device], now: datetime) -> tuple[int, list[PathLink]]:

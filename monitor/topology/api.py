@@ -27,8 +27,9 @@ class PlaceSerializer(serializers.Serializer):
 class HostSearch(APIView):
     """Where a MAC address (aa:bb:cc:dd:ee:ff, aa-bb-cc-dd-ee-ff, aabb.ccdd.eeff or aabbccddeeff), or the MAC an IP
     address was last resolved to by a device's ARP cache, was seen on a switch's edge port (never an uplink), the
-    newest first: the first is where it is plugged in now, the others where it was; only devices the reader may see
-    are searched. An IP address no cache holds answers no MAC and no place."""
+    newest first: the first is where it is plugged in now, the others where it was (at most 100); only devices the
+    reader may see are searched. An IP address no cache holds answers no MAC and no place; where caches disagree,
+    the MAC seen last (then the lowest) is the one followed."""
 
     permission_classes = [permissions.IsAuthenticated]
 

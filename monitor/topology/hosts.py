@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 
-from django.db import transaction
+from django.conf import settings
 from django.db.models import QuerySet
 
 from collectors.topology import L2View
@@ -16,50 +16,59 @@ from monitor.topology.edges import edge_ports
 from monitor.topology.models import Address, Sighting
 
 HEX = re.compile(r"[0-9a-f]")
+CHUNK = 1000  # rows written per statement (and transaction)
+MAX_PLACES = 100  # places answered for one query
 
 
 def record(switches: dict[str, L2View], transit: dict[str, set[str]], now: datetime) -> int:
     """Keep every MAC found on an edge port (switches keyed by device id): a place seen before has its last seen
-    moved on (and its VLAN, where it changed); a new one is a new row. Returns how many places were seen."""
-    places = [(mac, int(switch), port, vlan) for mac, found in edge_ports(switches, transit).items()
-              for switch, port, vlan in found]  # fmt: skip
-    with transaction.atomic():
-        known = {
-            (row.mac, row.switch_id, row.port): row
-            for row in Sighting.objects.select_for_update().filter(switch_id__in=[int(s) for s in switches])
-        }
-        new, seen = [], {}
-        for mac, switch, port, vlan in places:
-            row = known.get((mac, switch, port))
-            if row is None:
-                new.append(Sighting(mac=mac, switch_id=switch, port=port, vlan=vlan, first_seen=now, last_seen=now))
-            elif row.pk not in seen:
-                row.last_seen, row.vlan = now, vlan if vlan is not None else row.vlan
-                seen[row.pk] = row
-        Sighting.objects.bulk_create(new, ignore_conflicts=True, batch_size=500)
-        Sighting.objects.bulk_update(list(seen.values()), ["last_seen", "vlan"], batch_size=500)
-    return len(places)
+    (and VLAN) moved on, a new one is a new row; written in chunks, each its own transaction, so no other writer
+    waits on the whole fleet. Returns how many places were seen."""
+    places = {
+        (mac, int(switch), port): _vlan(vlan)
+        for mac, found in edge_ports(switches, transit).items()
+        for switch, port, vlan in found
+    }
+    rows = [
+        Sighting(mac=mac, switch_id=switch, port=port, vlan=vlan, first_seen=now, last_seen=now)
+        for (mac, switch, port), vlan in places.items()
+    ]
+    for start in range(0, len(rows), CHUNK):
+        Sighting.objects.bulk_create(
+            rows[start : start + CHUNK],
+            update_conflicts=True,
+            unique_fields=["mac", "switch", "port"],
+            update_fields=["last_seen", "vlan"],
+        )
+    return len(rows)
 
 
 def record_addresses(routers: dict[str, L2View], now: datetime) -> int:
     """Keep every IP-to-MAC entry of the devices' ARP caches (keyed by device id), as `record` keeps places."""
-    entries = [(entry.ip, entry.mac, int(router)) for router, view in routers.items() for entry in view.arp]
-    with transaction.atomic():
-        known = {
-            (row.ip, row.mac, row.router_id): row
-            for row in Address.objects.select_for_update().filter(router_id__in=[int(r) for r in routers])
-        }
-        new, seen = [], {}
-        for ip, mac, router in entries:
-            row = known.get((ip, mac, router))
-            if row is None:
-                new.append(Address(ip=ip, mac=mac, router_id=router, first_seen=now, last_seen=now))
-            elif row.pk not in seen:
-                row.last_seen = now
-                seen[row.pk] = row
-        Address.objects.bulk_create(new, ignore_conflicts=True, batch_size=500)
-        Address.objects.bulk_update(list(seen.values()), ["last_seen"], batch_size=500)
-    return len(entries)
+    entries = {(entry.ip, entry.mac, int(router)) for router, view in routers.items() for entry in view.arp}
+    rows = [Address(ip=ip, mac=mac, router_id=router, first_seen=now, last_seen=now) for ip, mac, router in entries]
+    for start in range(0, len(rows), CHUNK):
+        Address.objects.bulk_create(
+            rows[start : start + CHUNK],
+            update_conflicts=True,
+            unique_fields=["ip", "mac", "router"],
+            update_fields=["last_seen"],
+        )
+    return len(rows)
+
+
+def forget_before(now: datetime) -> None:
+    """Drop what was last seen longer ago than settings.MONITOR_HOSTS_KEEP_DAYS (randomised and DHCP MACs would
+    otherwise pile up for ever)."""
+    before = now - timedelta(days=settings.MONITOR_HOSTS_KEEP_DAYS)
+    Sighting.objects.filter(last_seen__lt=before).delete()
+    Address.objects.filter(last_seen__lt=before).delete()
+
+
+def _vlan(vlan: int | None) -> int | None:
+    """A VLAN id (1-4094) as the forwarding table gave it; anything else (a Q-BRIDGE FDB id of a device that does
+    not number them by VLAN, a hostile value) is none."""
+    return vlan if isinstance(vlan, int) and 1 <= vlan <= 4094 else None
 
 
 def mac_of(text: str) -> str | None:
@@ -78,25 +87,25 @@ def search(query: str, switches: QuerySet) -> tuple[str | None, QuerySet]:
     mac = mac_of(query.strip()) or mac_at(query.strip(), switches)
     if mac is None:
         return None, rows.none()
-    return mac, rows.filter(mac=mac).order_by("-last_seen", "switch__name", "port")
+    return mac, rows.filter(mac=mac).order_by("-last_seen", "switch__name", "port")[:MAX_PLACES]
 
 
 def is_ip(text: str) -> bool:
+    """An IPv4 or IPv6 address without a zone (`fe80::1%eth0` is refused: no cache is keyed by it)."""
     try:
         ipaddress.ip_address(text)
     except ValueError:
         return False
-    return True
+    return "%" not in text
 
 
 def mac_at(text: str, routers: QuerySet) -> str | None:
     """The MAC an IP address (v4 or v6, any spelling) was last resolved to by the `routers`; None if none did."""
-    try:
-        ip = str(ipaddress.ip_address(text))
-    except ValueError:
+    if not is_ip(text):
         return None
-    found = Address.objects.filter(ip=ip, router__in=routers).order_by("-last_seen").values_list("mac", flat=True)
-    return found.first()
+    ip = str(ipaddress.ip_address(text))
+    found = Address.objects.filter(ip=ip, router__in=routers).order_by("-last_seen", "mac")
+    return found.values_list("mac", flat=True).first()  # several devices may differ: the newest, then the lowest
 
 
 def on_port(switch_id: int, port: str, limit: int = 50) -> list[Sighting]:

@@ -1,5 +1,6 @@
-"""Hosts seen on switch ports: one row per (MAC, switch, port, VLAN), with when it was first and last seen there, so a
-host that moved keeps its history and a port keeps what was plugged into it."""
+"""Hosts seen on switch ports: one row per (MAC, switch, port), with its VLAN and when it was first and last seen there,
+so a host that moved keeps its history and a port keeps what was plugged into it; and the IP addresses the devices'
+ARP caches resolved to MACs."""
 
 from __future__ import annotations
 
