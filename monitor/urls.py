@@ -8,6 +8,7 @@ from monitor.core import oidc
 from monitor.graphs import api, views
 from monitor.graphs.trees import views as tree_views
 from monitor.health import views as health_views
+from monitor.topology import views as topology_views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -16,6 +17,7 @@ urlpatterns = [
     path("pollers/history", health_views.history, name="pollers-history"),
     path("metrics", health_views.prometheus, name="metrics"),
     path("search/", views.search, name="search"),
+    path("ports/unused/", topology_views.unused_ports, name="unused-ports"),
     path("devices/<int:device_id>/", views.device_detail, name="device"),
     path("graphs/<int:graph_id>/", views.graph_detail, name="graph"),
     path("trees/", tree_views.tree_index, name="trees"),

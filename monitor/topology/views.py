@@ -1,0 +1,48 @@
+"""The port inventory's pages: unused ports across the devices a reader may see, or of one device, and as CSV."""
+
+from __future__ import annotations
+
+import csv
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.utils import timezone
+from django.views.decorators.http import require_GET
+
+from monitor.core.csvcells import neutral_cell
+from monitor.graphs.access import access_for
+from monitor.topology.inventory import DAYS, unused
+
+
+@login_required
+@require_GET
+def unused_ports(request: HttpRequest) -> HttpResponse:
+    """Ports down for at least `days` (30, 90 or 180) days; `device=<id>` for one device; `format=csv` to export."""
+    devices = access_for(request).devices()
+    try:
+        days = int(request.GET.get("days", DAYS[0]))
+    except ValueError:
+        days = -1
+    if days not in DAYS:
+        return HttpResponse(f"days must be one of {', '.join(map(str, DAYS))}", status=400, content_type="text/plain")
+    device = None
+    if request.GET.get("device"):
+        if not request.GET["device"].isdigit():
+            return HttpResponse("device must be a device id", status=400, content_type="text/plain")
+        device = get_object_or_404(devices, pk=int(request.GET["device"]))
+        devices = devices.filter(pk=device.pk)
+    now = timezone.now()
+    rows = unused(devices, days, now)
+    if request.GET.get("format") == "csv":
+        answer = HttpResponse(content_type="text/csv; charset=utf-8")
+        answer["Content-Disposition"] = f'attachment; filename="unused-ports-{days}d.csv"'
+        out = csv.writer(answer)
+        out.writerow(["device", "port", "alias", "down_since", "days_down", "seen_going_down"])
+        for row in rows:
+            cells = [row.device.name, row.port.name, row.port.alias, row.since.isoformat(), row.days(now), row.known]
+            out.writerow([neutral_cell(cell) for cell in cells])
+        return answer
+    listed = [(row, row.days(now)) for row in rows]
+    context = {"rows": listed, "days": days, "choices": DAYS, "device": device}
+    return render(request, "topology/unused.html", context)
