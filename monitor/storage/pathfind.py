@@ -73,15 +73,23 @@ def _identity(view: L2View) -> set[str]:
 def transit_ports(switches: dict[str, L2View], silent: dict[str, L2View]) -> dict[str, set[str]]:
     """Each switch's ports towards another monitored switch (a silent one too): an LLDP neighbour that is one, or
     its MACs learned."""
-    identities = {name: _identity(view) for name, view in {**silent, **switches}.items()}
+    owners: dict[str, set[str]] = defaultdict(set)  # identity -> the switches it identifies (linear, not N x N)
+    for name, view in {**silent, **switches}.items():
+        for identity in _identity(view):
+            owners[identity].add(name)
+
+    def another(identity: str, name: str) -> bool:
+        found = owners.get(identity)
+        return bool(found) and (len(found) > 1 or name not in found)
+
     transit: dict[str, set[str]] = defaultdict(set)
     for name, view in switches.items():
-        others = set().union(*(ids for other, ids in identities.items() if other != name))
         for neighbour in view.neighbours:
-            if {neighbour.chassis_id.lower(), neighbour.sys_name.lower(), neighbour.port_id.lower()} & others:
+            said = (neighbour.chassis_id.lower(), neighbour.sys_name.lower(), neighbour.port_id.lower())
+            if any(another(identity, name) for identity in said):
                 transit[name].add(neighbour.local_port)
         for entry in view.fdb:
-            if entry.mac in others:
+            if another(entry.mac, name):
                 transit[name].add(entry.port)
     return transit
 
