@@ -1,6 +1,6 @@
 """Record where each MAC address is plugged in, from the switches' forwarding tables as the daily layer-2 read finds
-them (monitor/storage/paths.py), and find a host by its MAC in any common notation (by IP address or name once the
-ARP tables are read: issue 42)."""
+them (monitor/storage/paths.py), and what IP addresses the devices' ARP caches resolve to which MAC; find a host by
+its MAC in any common notation, or by an IP address through those caches."""
 
 from __future__ import annotations
 
