@@ -21,6 +21,7 @@ def scenario_5(revision: str, work: Path, timeout_s: int = 3600) -> dict:
         tree.mkdir(parents=True, exist_ok=True)
         archive = subprocess.run(["git", "-C", str(REPO), "archive", revision], capture_output=True, check=True)
         subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
+    _browser_libraries(tree)
     own = tree / "var" / "bench"
     results = own / "results.json"
     results.unlink(missing_ok=True)
@@ -30,3 +31,20 @@ def scenario_5(revision: str, work: Path, timeout_s: int = 3600) -> dict:
     if done.returncode != 0 or not results.exists():
         return {"revision": revision, "error": (done.stderr or done.stdout)[-800:]}
     return {"revision": revision, **json.loads(results.read_text())["s5"]}
+
+
+def _browser_libraries(tree: Path) -> None:
+    """The npm packages the revision's pages load (git archive has no node_modules): this checkout's when the
+    revision locks the same versions, else its own `npm ci`. Without them its charts never draw and its page times
+    out (as `--previous 1032ba7` did on 28 November 2026)."""
+    if (tree / "node_modules").exists() or not (tree / "package.json").exists():
+        return
+    lock = tree / "package-lock.json"
+    if (
+        lock.exists()
+        and (REPO / "node_modules").is_dir()
+        and lock.read_bytes() == (REPO / "package-lock.json").read_bytes()
+    ):
+        (tree / "node_modules").symlink_to(REPO / "node_modules", target_is_directory=True)
+    else:
+        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=tree, check=True, capture_output=True)
