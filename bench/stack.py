@@ -73,7 +73,8 @@ def configure(
     services.reset_clients()
     if fresh:
         if not database_url:
-            (work / "bench.sqlite3").unlink(missing_ok=True)
+            for suffix in ("", "-wal", "-shm"):  # a -wal file left beside a new file would be replayed into it
+                (work / f"bench.sqlite3{suffix}").unlink(missing_ok=True)
         from django.core.management import call_command
 
         call_command("migrate", verbosity=0, interactive=False)

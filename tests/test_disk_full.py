@@ -5,8 +5,10 @@ from __future__ import annotations
 import errno
 import os
 import shutil
+import sqlite3
 import subprocess
 import time
+from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -251,7 +253,7 @@ def test_the_spool_bound_drops_new_lines_says_so_and_keeps_older_files_for_repla
 
 @pytest.mark.django_db(transaction=True)
 def test_a_database_on_a_full_disk_gives_a_clear_error_and_the_samples_still_reach_influxdb(
-    agent, clean_backends, db_file, small_disks, caplog
+    agent, clean_backends, db_file, small_disks, caplog, tmp_path
 ):
     from django.db import connection
 
@@ -266,12 +268,21 @@ def test_a_database_on_a_full_disk_gives_a_clear_error_and_the_samples_still_rea
     ids = [switch.pk, legacy.pk]
     assert tasks.poll_devices.run(ids) == {switch.pk: "ok", legacy.pk: "ok"}  # discovered, counters kept
     connection.close()
-    disk = small_disks(db_file.stat().st_size + 256 * 1024)
+    # SQLite's backup, not the file alone: in WAL mode the newest rows may be only in the -wal file
+    staged = tmp_path / "db-copy.sqlite3"
+    with closing(sqlite3.connect(db_file)) as source, closing(sqlite3.connect(staged)) as copy:
+        source.backup(copy)
+    disk = small_disks(staged.stat().st_size + 256 * 1024)
     full_db = disk.path / "db.sqlite3"
-    shutil.copyfile(db_file, full_db)
+    shutil.copyfile(staged, full_db)  # closed, its -wal folded in: one file holds it all
     original = connection.settings_dict["NAME"]
     assert original == str(db_file)
     connection.settings_dict["NAME"] = str(full_db)
+    # Other processes (the web server, the receivers) hold the file open, as in production: its -wal and -shm
+    # files exist before the disk fills, so reads go on and only writes fail.
+    holder = sqlite3.connect(full_db)
+    assert holder.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    holder.execute("SELECT count(*) FROM monitor_device").fetchone()
     try:
         disk.fill()
         time.sleep(2.5)  # rates over 2.5 s: a loaded machine's answer delays bend them less than over 1.2 s
@@ -280,6 +291,7 @@ def test_a_database_on_a_full_disk_gives_a_clear_error_and_the_samples_still_rea
         window = (started, time.time() + 1)
     finally:
         connection.close()
+        holder.close()
         connection.settings_dict["NAME"] = original
     assert outcome == dict.fromkeys(ids, "failed: database unavailable (OperationalError)")
     assert "polls not run or not recorded, the database is unavailable: database or disk is full" in caplog.text

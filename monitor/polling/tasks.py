@@ -34,7 +34,9 @@ def poll_devices(device_ids: list[int], tick: int | None = None) -> dict[int, st
 
 
 def disk_note() -> str:
-    """Where the embedded database's disk is full, say which folder and how little is free (SQLite names no path)."""
+    """Where the embedded database's disk is full, say which folder and how little is free.
+
+    SQLite names no path, and in WAL mode it may answer only "disk I/O error"."""
     if connection.vendor != "sqlite":
         return ""
     folder = Path(connection.settings_dict["NAME"]).parent
