@@ -246,14 +246,21 @@ def _lookup(column: dict, part: int) -> dict[int, str]:
     return found
 
 
+def _number(tag, walked: dict, index: tuple[int, ...]) -> int | None:
+    """The number a lookup tag points with: its column's value in the row, else its part of the row's index."""
+    if not tag.column:
+        return index[tag.index_part] if tag.index_part is not None and tag.index_part < len(index) else None
+    value = walked[tag.column].get(index)
+    return int(value.value) if value is not None and value.kind in NUMERIC else None
+
+
 def _row_tags(table: Table, walked: dict, index: tuple[int, ...], lookups: dict) -> dict[str, str] | None:
     tags = {}
     for tag in table.tags:
         if tag.lookup_column:  # a number pointing into another table: its text there, else the number itself
-            value = walked[tag.column].get(index)
-            if value is None or value.kind not in NUMERIC:
+            number = _number(tag, walked, index)
+            if number is None:
                 continue  # no such column on this device (or no number in it): no tag rather than a wrong one
-            number = int(value.value)
             tags[tag.name] = tag_value(lookups[tag.name].get(number) or str(number))
             continue
         if tag.column:

@@ -71,7 +71,8 @@ class Metric:
 @dataclass(frozen=True)
 class Tag:
     """A tag of a table row: from a column's text, from the row index, or (`lookup_column`) the text that another
-    table's column holds in the row whose index, at `lookup_part`, is this column's number."""
+    table's column holds in the row whose index, at `lookup_part`, is this column's number (or this row's index
+    part `index_part`, where the tag has no column)."""
 
     name: str
     column: str = ""
@@ -261,7 +262,7 @@ def _table(data: TableFile, where: str, maps: dict | None = None) -> Table:
         Tag(
             t.name,
             t.column or "",
-            t.index if t.column is None else None,
+            t.index,
             t.lookup.column if t.lookup else "",
             t.lookup.index if t.lookup else 0,
         )

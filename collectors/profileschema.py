@@ -14,7 +14,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 METRIC_TYPES = ("gauge", "counter", "ratio", "difference", "product", "sum", "quotient")
 DERIVED = ("ratio", "difference", "product", "sum", "quotient")
-MEASUREMENTS = ("system", "sensor", "volume", "disk_io", "storage", "member", "pool", "raid", "disk", "processor")
+MEASUREMENTS = (
+    "system", "sensor", "volume", "disk_io", "storage", "member", "pool", "raid", "disk", "processor", "controller",
+    "enclosure",
+)  # fmt: skip
 IF_COUNTER_GROUPS = ("errors", "discards", "unicast", "broadcast")
 # One vocabulary for every vendor's status codes (docs/profiles.md "States"), the worst last
 STATES = ("ok", "warning", "degraded", "rebuilding", "failed")
@@ -153,8 +156,9 @@ class MetricFile(_Strict):
 
 
 class LookupFile(_Strict):
-    """A tag whose column holds a number that points into another table: the text of that table's `column`
-    in the row whose index, at position `index`, is that number (a volume's pool index -> the pool's name)."""
+    """A tag whose number (its column's, or its `index` part of the row index) points into another table: the text
+    of that table's `column` in the row whose index, at position `index`, is that number (a volume's pool index ->
+    the pool's name; a controller fan's row index -> its controller's name)."""
 
     column: str
     index: int = Field(default=0, ge=0)
@@ -175,8 +179,8 @@ class TagFile(_Strict):
     def _source(self) -> TagFile:
         if self.column is None and self.index is None:
             raise ValueError("needs `column` (an OID) or `index` (a position in the row index)")
-        if self.lookup is not None and self.column is None:
-            raise ValueError("lookup: needs `column`, the number to look up")
+        if self.column is not None and self.index is not None:
+            raise ValueError("takes `column` or `index`, not both")
         return self
 
 

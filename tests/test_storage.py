@@ -97,6 +97,31 @@ def storage_center(community: str = "sc", old_branch: bool = False) -> fleet.Sim
     return device
 
 
+def storage_center_hardware() -> fleet.SimDevice:
+    """A Dell SC's hardware tables as SCOS 7 serves them (DELL-STORAGE-SC-MIB; shaped after a public SCOS 07.02
+    walk): two controllers, each with a "CPU One" sensor (51 and 52 °C, warning at 84, critical at 91) and a fan,
+    the second controller's fan degraded; one enclosure with a power supply down; two disks, one up but no longer
+    healthy (the SC expects it to fail); a cache whose battery nears its expiry."""
+    rows = [(f"{SC}.6.0", "2", "4")]  # productIDGlobalStatus noncritical(4)
+    for ctlr, name in ((1, "SN 60001"), (2, "SN 60002")):
+        rows += [(f"{SC}.13.1.3.{ctlr}", "2", "1"), (f"{SC}.13.1.4.{ctlr}", "4", name)]
+        rows += [(f"{SC}.16.1.3.{ctlr}.1", "2", "1" if ctlr == 1 else "3"), (f"{SC}.16.1.4.{ctlr}.1", "4", "Fan 1")]
+        rows += [(f"{SC}.16.1.5.{ctlr}.1", "66", str(4000 + ctlr * 100))]
+        rows += [(f"{SC}.19.1.3.{ctlr}.1", "2", "1"), (f"{SC}.19.1.4.{ctlr}.1", "4", "CPU One")]
+        rows += [(f"{SC}.19.1.5.{ctlr}.1", "66", str(50 + ctlr))]
+        rows += [(f"{SC}.19.1.9.{ctlr}.1", "66", "84"), (f"{SC}.19.1.11.{ctlr}.1", "66", "91")]
+    rows += [(f"{SC}.15.1.3.1", "2", "3"), (f"{SC}.15.1.4.1", "4", "Enclosure - 1")]
+    rows += [(f"{SC}.21.1.3.1.1", "2", "1"), (f"{SC}.21.1.4.1.1", "4", "Power Supply 1")]
+    rows += [(f"{SC}.21.1.3.1.2", "2", "2"), (f"{SC}.21.1.4.1.2", "4", "Power Supply 2")]
+    rows += [(f"{SC}.23.1.3.1.1", "2", "1"), (f"{SC}.23.1.4.1.1", "4", "Temp Sensor 1")]
+    rows += [(f"{SC}.23.1.5.1.1", "66", "27")]
+    for disk, name, healthy in ((1, "01-01", "1"), (2, "01-02", "2")):
+        rows += [(f"{SC}.14.1.3.{disk}", "2", "1"), (f"{SC}.14.1.4.{disk}", "4", name)]
+        rows += [(f"{SC}.14.1.5.{disk}", "2", healthy), (f"{SC}.14.1.9.{disk}", "66", "960")]
+    rows += [(f"{SC}.28.1.3.1", "2", "1"), (f"{SC}.28.1.4.1", "4", "Cache 1"), (f"{SC}.28.1.5.1", "2", "2")]
+    return fleet.SimDevice("schw", FREEBSD, "1.3.6.1.4.1.8072.3.2.8", "schw-1", [], rows)
+
+
 def compellent() -> fleet.SimDevice:
     """A Compellent on older firmware: COMPELLENT-MIB only (1.3.6.1.4.1.16139.2), a disk folder of 2000 GB with
     1500 GB used (decimal gigabytes, the only space columns that MIB has) and one volume named in scVolumeName."""
@@ -197,6 +222,7 @@ def sim(tmp_path_factory):
         "nimble": nimble_array(),
         "sc": storage_center(),
         "scboth": storage_center("scboth", old_branch=True),
+        "schw": storage_center_hardware(),
         "cml": compellent(),
     }
     for device in devices.values():
@@ -301,6 +327,49 @@ def test_storage_center_volumes_and_disk_folder_in_gib(sim):
     assert pool["size_bytes"] == 100 * 2**30 and pool["free_bytes"] == 55 * 2**30
     assert pool["volume_used_bytes"] == 40 * 2**30 and pool["allocated_bytes"] == 5 * 2**30
     assert pool["used_bytes"] == 45 * 2**30  # no longer free: TotalSpace2 - FreeSpace (= AllocSpace + UsedSpace2)
+
+
+def test_storage_center_hardware_as_parts_with_states(sim):
+    """Controllers, their fans and sensors (named by their controller), the enclosure and its parts, disks and the
+    cache battery, each status in the one vocabulary with the MIB's word; a part of a controller is told apart from
+    the same part of the other controller."""
+    from monitor.storage.health import readings
+
+    result = two_polls(sim, "schw", "dell-storage-sc")
+    assert result.errors == []
+    temps = {
+        (s.tags["controller"], s.tags["name"]): s.fields
+        for s in result.samples
+        if s.measurement == "sensor" and s.tags.get("kind") == "temperature" and "controller" in s.tags
+    }
+    assert temps == {
+        ("SN 60001", "CPU One"): {"status": 1.0, "value": 51.0, "warning_high": 84.0, "critical_high": 91.0},
+        ("SN 60002", "CPU One"): {"status": 1.0, "value": 52.0, "warning_high": 84.0, "critical_high": 91.0},
+    }
+    assert by_tag(result, "disk", "disk") == {
+        "01-01": {"status": 1.0, "healthy": 1.0, "size_bytes": 960 * 2**30},
+        "01-02": {"status": 1.0, "healthy": 2.0, "size_bytes": 960 * 2**30},
+    }
+    states = {part: (state, word) for part, state, word in readings(registry()["dell-storage-sc"], result.samples)}
+    assert states == {
+        "System status the device": ("warning", "noncritical"),
+        "Controller SN 60001": ("ok", "up"),
+        "Controller SN 60002": ("ok", "up"),
+        "Fan SN 60001 Fan 1": ("ok", "up"),
+        "Fan SN 60002 Fan 1": ("degraded", "degraded"),
+        "Temperature SN 60001 CPU One": ("ok", "up"),
+        "Temperature SN 60002 CPU One": ("ok", "up"),
+        "Cache Cache 1": ("ok", "up"),
+        "Cache battery Cache 1": ("warning", "expirationPending"),
+        "Enclosure Enclosure - 1": ("degraded", "degraded"),
+        "Power supply Enclosure - 1 Power Supply 1": ("ok", "up"),
+        "Power supply Enclosure - 1 Power Supply 2": ("failed", "down"),
+        "Temperature Enclosure - 1 Temp Sensor 1": ("ok", "up"),
+        "Disk 01-01": ("ok", "up"),
+        "Disk 01-02": ("ok", "up"),
+        "Disk health 01-01": ("ok", "healthy"),
+        "Disk health 01-02": ("warning", "not healthy"),
+    }
 
 
 def test_compellent_mib_volumes_and_disk_folder_in_decimal_gigabytes(sim):

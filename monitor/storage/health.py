@@ -1,5 +1,5 @@
 """An array's health as its own tools show it first: every part its profile reads a status of (member, RAID set,
-disk, fan, temperature, power supply), each status code mapped by the profile's state maps (docs/profiles.md
+disk, fan, temperature, power supply, controller, enclosure), each status code mapped by the profile's state maps (docs/profiles.md
 "States") to one vocabulary, what is failed, rebuilding, degraded or warning first."""
 
 from __future__ import annotations
@@ -28,6 +28,10 @@ LABELS = {
     "temperature": "Temperature",
     "fan": "Fan",
     "psu": "Power supply",
+    "controller": "Controller",
+    "enclosure": "Enclosure",
+    "io_module": "I/O module",
+    "cache": "Cache",
 }
 # A status field's name beside its part's, where a part has several (a member's health and its RAID set's)
 FIELDS = {
@@ -42,6 +46,8 @@ FIELDS = {
     "over_temperature": "temperature",
     "nvram_battery": "NVRAM battery",
     "online": "",
+    "healthy": "health",
+    "battery_status": "battery",
 }
 
 
@@ -69,10 +75,16 @@ class _Watched:
     static: tuple[tuple[str, str], ...]
     tags: tuple[str, ...]
     metric: object  # collectors.profiles.Metric with states
+    needed: tuple[str, ...] = ()  # the tags every row of the table has (all but lookups by a column, which may fail)
 
     def holds(self, measurement: str | None, tags: dict) -> bool:
-        """Whether a series (its measurement, its tags) is one of this table's rows."""
-        return measurement == self.measurement and all(tags.get(k) == v for k, v in self.static)
+        """Whether a series (its measurement, its tags) is one of this table's rows: a Dell SC's controller fans
+        and enclosure fans share a measurement and a kind, and differ by the tag naming their owner."""
+        return (
+            measurement == self.measurement
+            and all(tags.get(k) == v for k, v in self.static)
+            and all(tags.get(k) for k in self.needed)
+        )
 
     def row(self, tags: dict) -> tuple[str, ...]:
         return tuple(tags.get(tag, "") for tag in self.tags)
@@ -90,7 +102,8 @@ def watched(profile: Profile | None) -> list[_Watched]:
     for table in profile.tables:
         static = tuple(sorted(table.static_tags.items()))
         names = tuple(tag.name for tag in table.tags)
-        out += [_Watched(table.measurement, static, names, m) for m in table.metrics if m.states]
+        needed = tuple(tag.name for tag in table.tags if not (tag.lookup_column and tag.column))
+        out += [_Watched(table.measurement, static, names, m, needed) for m in table.metrics if m.states]
     return out
 
 
