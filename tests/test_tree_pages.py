@@ -137,6 +137,22 @@ def test_home_ranks_busiest_ports_hottest_sensors_and_slowest_volumes(client, vi
     assert client.get("/?start=now&end=now-1h").status_code == 400
 
 
+def test_home_ranks_two_controllers_sensors_of_one_name_by_the_hotter(client, viewer, fleet):
+    """A Dell SC names a sensor "CPU One" on each controller (tags controller=...): the ranking's one line for the
+    name shows the hotter, whichever controller InfluxDB lists first (A sorts before B)."""
+    now, switch = int(time.time()), fleet["switch"].pk
+    lines = [
+        f"sensor,device={switch},kind=temperature,controller={ctlr},name=CPU\\ One value={value} {now - 60 * k}"
+        for ctlr, value in (("A", 61.0), ("B", 74.5))
+        for k in range(3)
+    ]
+    api = tsclient.client().write_api(write_options=SYNCHRONOUS)
+    api.write(bucket=settings.INFLUXDB_BUCKET, org=settings.INFLUXDB_ORG, record=lines, write_precision="s")
+    hottest = client.get("/?range=1h").content.decode().split('id="hottest-sensors"')[1].split("</section>")[0]
+    row = hottest.split("CPU One")[1].split("</tr>")[0]
+    assert "74.5" in row and "61" not in row
+
+
 def test_home_rankings_are_read_once_per_window_for_every_viewer(client, viewer, fleet, influx):
     from tests.influxq import influx_queries
 

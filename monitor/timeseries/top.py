@@ -49,16 +49,30 @@ def _read_per_series(
     params = {"p_bucket": tier.bucket, "p_start": start, "p_stop": end, "p_measurement": measurement}
     if not tier.step_s:
         rows = _run(_READ + f"  |> {fn}(){keep}\n", params, fields)
-        return {(t.group.get("device", ""), t.group.get(tag, ""), t.group["_field"]): t.rows[0][1] for t in rows}
+        return _highest(((t.group.get("device", ""), t.group.get(tag, ""), t.group["_field"]), t.rows) for t in rows)
     if fn == "max":
         rows = _run(_READ + f"  |> max(){keep}\n", params, [f + "_max" for f in fields])
-        return {(t.group.get("device", ""), t.group.get(tag, ""), t.group["_field"][:-4]): t.rows[0][1] for t in rows}
+        return _highest(
+            ((t.group.get("device", ""), t.group.get(tag, ""), t.group["_field"][:-4]), t.rows) for t in rows
+        )
     stored = [f + "_sum" for f in fields] + [f + "_count" for f in fields]
     sums: dict[tuple, dict[str, float]] = defaultdict(dict)
     for table in _run(_READ + f"  |> sum(){keep}\n", params, stored):
         field, _, stat = table.group["_field"].rpartition("_")
         sums[(table.group.get("device", ""), table.group.get(tag, ""), field)][stat] = table.rows[0][1]
     return {key: got["sum"] / got["count"] for key, got in sums.items() if got.get("count") and "sum" in got}
+
+
+def _highest(tables) -> dict:
+    """{key: value} from (key, rows) pairs, the highest value where series share a key: two controllers' sensors of
+    one name (a Dell SC's "CPU One" on each) are one line of a ranking, at the hotter one's figure, not at whichever
+    InfluxDB listed first (once `keep` drops the tag telling them apart, their rows share one table)."""
+    found: dict = {}
+    for key, rows in tables:
+        for _, value in rows:
+            if value is not None and (found.get(key) is None or value > found[key]):
+                found[key] = value
+    return found
 
 
 def _finite(found: dict) -> dict:
