@@ -1,6 +1,6 @@
 """An array's health as its own tools show it first: every part its profile reads a status of (member, RAID set,
-disk, fan, temperature, power supply, controller, enclosure), each status code mapped by the profile's state maps (docs/profiles.md
-"States") to one vocabulary, what is failed, rebuilding, degraded or warning first."""
+disk, fan, temperature, power supply, controller, enclosure), each status code mapped by the profile's state maps
+(docs/profiles.md "States") to one vocabulary, what is failed, rebuilding, degraded or warning first."""
 
 from __future__ import annotations
 
