@@ -46,3 +46,32 @@ class Address(models.Model):
 
     def __str__(self) -> str:
         return f"{self.ip} is {self.mac} (by {self.router})"
+
+
+class Link(models.Model):
+    """A cable between two monitored devices' ports, as the daily layer-2 read found it (monitor/topology/links.py):
+    one row per unordered pair of ports, stored with a.pk < b.pk. Never deleted when it is not seen: `checked_at` is
+    the newest read in which both ends answered, so a link last seen before it is gone, and one whose end is silent
+    is only unconfirmed."""
+
+    a = models.ForeignKey(Device, on_delete=models.CASCADE, related_name="links_a")
+    a_port = models.CharField(max_length=255)
+    b = models.ForeignKey(Device, on_delete=models.CASCADE, related_name="links_b")
+    b_port = models.CharField(max_length=255)
+    via_lldp = models.BooleanField(default=False)
+    via_fdb = models.BooleanField(default=False)
+    first_seen = models.DateTimeField()
+    last_seen = models.DateTimeField()
+    checked_at = models.DateTimeField(help_text="The newest read in which both ends answered.")
+
+    class Meta:
+        ordering = ["a", "a_port", "b", "b_port"]
+        constraints = [models.UniqueConstraint(fields=["a", "a_port", "b", "b_port"], name="unique_link")]
+
+    def __str__(self) -> str:
+        return f"{self.a} {self.a_port} - {self.b} {self.b_port}"
+
+    @property
+    def gone(self) -> bool:
+        """The newest read that could see it (both ends answered) did not."""
+        return self.checked_at > self.last_seen
