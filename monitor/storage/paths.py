@@ -45,9 +45,8 @@ def is_array(device: Device) -> bool:
 def refresh_paths() -> RefreshSummary:
     """Read every enabled device once (arrays: ports, MACs and LLDP; the others: also forwarding tables), find the
     links from the views that answered in full and store them, where every MAC on an edge port is plugged in and the
-    links between devices the map draws; a
-    device whose view failed (a timeout, an error) is named in the problems, and the links learned from it before
-    are kept as last seen, never replaced by what the others say without it."""
+    links between devices the map draws; a device whose view failed (a timeout, an error) is named in the problems,
+    and the links learned from it before are kept as last seen, never replaced by what the others say without it."""
     devices = list(Device.objects.filter(enabled=True))
     arrays = [d for d in devices if is_array(d)]
     switches = [d for d in devices if not is_array(d)]
