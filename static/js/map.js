@@ -1,0 +1,210 @@
+/* The live map: the devices a reader may see and the links between them (GET /api/map/ at the page's time range),
+   laid out by dagre through cytoscape. A link's colour is its busier direction's peak utilisation (the levels the
+   answer names), its width its speed; a gone link is dashed grey, one with discards or errors carries a mark.
+   Clicking a link shows both ports' figures and links to their traffic graphs at the range; clicking a device opens
+   its page. A device dragged stays where it was put, for this user and this map, in this browser (localStorage).
+   Device strings only ever reach text nodes and the canvas, never HTML. */
+(function () {
+  "use strict";
+  const F = window.MonitorFormat; // static/js/format.js
+  const COLOURS = { ok: "rgb(46, 157, 58)", warning: "rgb(240, 165, 0)", problem: "rgb(200, 40, 40)", unknown: "#98a2b3" };
+  const GONE = "#c3c9d3";
+  const SHAPES = { switch: "round-rectangle", array: "barrel", other: "ellipse" };
+  const STATUS = { up: "#2e9d3a", down: "#c0392b", waiting: "#98a2b3", disabled: "#d0d5dd" };
+  const section = document.getElementById("map");
+  const detail = document.getElementById("map-detail");
+  const status = document.getElementById("map-status");
+  const storeKey = "monitor.map.positions." + section.dataset.user + "." + (section.dataset.tree || "all");
+  let cy = null;
+  let chosen = null; // the id of the edge whose figures are shown
+  let answer = null;
+
+  if (window.cytoscapeDagre) window.cytoscape.use(window.cytoscapeDagre);
+
+  /* A link's width in CSS pixels by its speed: 2 at 1 Gbit/s and below, up to 8 at 100 Gbit/s and more. */
+  function width(speed) {
+    if (!speed) return 1.5;
+    return Math.max(2, Math.min(8, 2 + 3 * Math.log10(speed / 1e9)));
+  }
+
+  function saved() {
+    try {
+      const found = JSON.parse(window.localStorage.getItem(storeKey) || "{}");
+      return found && typeof found === "object" ? found : {};
+    } catch (err) {
+      return {};
+    }
+  }
+
+  function remember(node) {
+    const places = saved();
+    const at = node.position();
+    places[node.id()] = { x: Math.round(at.x), y: Math.round(at.y) };
+    try { window.localStorage.setItem(storeKey, JSON.stringify(places)); } catch (err) { /* storage full or off */ }
+  }
+
+  function elements(data) {
+    const nodes = data.nodes.map(function (n) {
+      return { group: "nodes", data: { id: n.id, name: n.name, kind: n.kind, url: n.url, border: STATUS[n.status] || STATUS.waiting, shape: SHAPES[n.kind] || "ellipse" } };
+    });
+    const edges = data.edges.map(function (e) {
+      const faulty = (e.discards_per_s || 0) > 0 || (e.errors_per_s || 0) > 0;
+      return {
+        group: "edges",
+        classes: e.gone ? "gone" : "",
+        data: { id: "link-" + e.id, source: e.source, target: e.target, colour: e.gone ? GONE : COLOURS[e.level] || COLOURS.unknown, width: width(e.speed_bps), mark: faulty ? "⚠" : "" },
+      };
+    });
+    return nodes.concat(edges);
+  }
+
+  function style() {
+    return [
+      { selector: "node", style: { label: "data(name)", shape: "data(shape)", "background-color": "#eef2f8", "border-width": 3, "border-color": "data(border)", width: 46, height: 30, "font-size": 11, "text-valign": "bottom", "text-margin-y": 4, "min-zoomed-font-size": 7 } },
+      { selector: "edge", style: { "line-color": "data(colour)", width: "data(width)", "curve-style": "bezier", label: "data(mark)", "font-size": 14, color: "rgb(200, 40, 40)", "text-background-color": "#fff", "text-background-opacity": 1, "min-zoomed-font-size": 6 } },
+      { selector: "edge.gone", style: { "line-style": "dashed", "line-dash-pattern": [6, 4] } },
+      { selector: "edge:selected", style: { "overlay-color": "#1f5fbf", "overlay-opacity": 0.25, "overlay-padding": 4 } },
+      { selector: "node:selected", style: { "overlay-color": "#1f5fbf", "overlay-opacity": 0.2 } },
+    ];
+  }
+
+  function layout(all) {
+    const places = all ? {} : saved();
+    const free = cy.nodes().filter(function (n) { return !places[n.id()]; });
+    const run = function () {
+      cy.nodes().forEach(function (n) { if (places[n.id()]) n.position(places[n.id()]); });
+      cy.fit(undefined, 30);
+    };
+    if (free.length) {
+      cy.layout({ name: window.cytoscapeDagre ? "dagre" : "grid", rankDir: "TB", nodeSep: 30, rankSep: 80, animate: false, stop: run }).run();
+    } else {
+      run();
+    }
+  }
+
+  function text(tag, value, cls) {
+    const el = document.createElement(tag);
+    el.textContent = value === null || value === undefined ? "–" : String(value); // device strings: text only
+    if (cls) el.className = cls;
+    return el;
+  }
+
+  function graphLink(url, label) {
+    if (!url) return text("span", label + ": no traffic graph", "muted");
+    const a = text("a", label);
+    a.href = url + "?" + window.MonitorRange.params().toString();
+    a.className = "map-graph";
+    return a;
+  }
+
+  function figure(direction) {
+    return F.value(direction.mean_bps, "bit/s") + " (" + F.value(direction.mean_pct, "%") + ")";
+  }
+
+  function peak(direction) {
+    return F.value(direction.peak_bps, "bit/s") + " (" + F.value(direction.peak_pct, "%") + ")";
+  }
+
+  /* Both ports of a link, both directions' mean and peak, its marks and its ports' graphs at the page's range. */
+  function show(edge) {
+    const names = {};
+    answer.nodes.forEach(function (n) { names[n.id] = n.name; });
+    const a = names[edge.source] + " " + edge.a_port, b = names[edge.target] + " " + edge.b_port;
+    const table = document.createElement("table");
+    const head = document.createElement("tr");
+    head.append(text("th", ""), text("th", "mean"), text("th", "peak"));
+    const ab = document.createElement("tr");
+    ab.className = "a-to-b";
+    ab.append(text("td", a + " → " + b), text("td", figure(edge.a_to_b)), text("td", peak(edge.a_to_b)));
+    const ba = document.createElement("tr");
+    ba.className = "b-to-a";
+    ba.append(text("td", b + " → " + a), text("td", figure(edge.b_to_a)), text("td", peak(edge.b_to_a)));
+    table.append(head, ab, ba);
+    const lines = [
+      text("h2", a + " — " + b, "map-link"),
+      text("p", "speed " + F.value(edge.speed_bps, "bit/s") + " · learned from " + (edge.via.join(" and ") || "–")),
+      table,
+      text("p", "discards " + F.value(edge.discards_per_s, "/s") + " · errors " + F.value(edge.errors_per_s, "/s") + " at worst", (edge.discards_per_s || edge.errors_per_s) ? "error map-faults" : "map-faults"),
+    ];
+    if (edge.gone) lines.push(text("p", "gone: last seen " + F.dateTime(Date.parse(edge.last_seen)), "error map-gone"));
+    else lines.push(text("p", "seen since " + F.dateTime(Date.parse(edge.first_seen)) + ", last " + F.dateTime(Date.parse(edge.last_seen)), "muted"));
+    const graphs = document.createElement("p");
+    graphs.append(graphLink(edge.a_graph, a), text("span", " · "), graphLink(edge.b_graph, b));
+    lines.push(graphs);
+    detail.replaceChildren.apply(detail, lines);
+    detail.dataset.edge = String(edge.id);
+  }
+
+  function draw(data) {
+    answer = data;
+    document.getElementById("map-warning").textContent = String(data.levels.warning_pct);
+    document.getElementById("map-problem").textContent = String(data.levels.problem_pct);
+    const wanted = elements(data);
+    const same = cy && cy.elements().length === wanted.length && wanted.every(function (el) { return cy.getElementById(el.data.id).nonempty(); });
+    if (same) {
+      wanted.forEach(function (el) {
+        const found = cy.getElementById(el.data.id);
+        found.data(el.data);
+        if (el.group === "edges") found.classes(el.classes);
+      });
+    } else {
+      if (cy) cy.destroy();
+      cy = window.cytoscape({ container: section, elements: wanted, style: style(), wheelSensitivity: 0.3, minZoom: 0.05, maxZoom: 4, textureOnViewport: true, hideEdgesOnViewport: data.edges.length > 2000 });
+      cy.on("tap", "edge", function (evt) { chosen = evt.target.id(); show(byId(chosen)); });
+      cy.on("tap", "node", function (evt) { window.location.href = evt.target.data("url") + "?" + window.MonitorRange.params().toString(); });
+      cy.on("dragfree", "node", function (evt) { remember(evt.target); });
+      layout(false);
+    }
+    if (chosen && byId(chosen)) show(byId(chosen));
+    section.dataset.nodes = String(data.nodes.length);
+    section.dataset.edges = String(data.edges.length);
+    section.dataset.drawn = String(Date.now());
+    const gone = data.edges.filter(function (e) { return e.gone; }).length;
+    status.textContent = data.nodes.length + " devices, " + data.edges.length + " links" + (gone ? " (" + gone + " gone)" : "") + (data.edges.length ? "" : ": links are learned daily from LLDP and the iSCSI path");
+  }
+
+  function byId(edgeId) {
+    return answer.edges.find(function (e) { return "link-" + e.id === edgeId; });
+  }
+
+  async function load() {
+    const params = window.MonitorRange.params();
+    if (section.dataset.tree) params.set("tree", section.dataset.tree);
+    status.textContent = "loading…";
+    try {
+      const response = await fetch(section.dataset.apiUrl + "?" + params.toString(), { credentials: "same-origin", headers: { Accept: "application/json" } });
+      const data = await response.json();
+      if (!response.ok) throw new Error(Object.values(data).join(" ") || response.statusText);
+      draw(data);
+    } catch (err) {
+      status.textContent = "Could not load the map: " + err.message;
+    }
+  }
+
+  /* Where an edge's middle is on the page, in CSS pixels (for tests and the benchmark to click it). */
+  function edgeAt(linkId) {
+    const edge = cy.getElementById("link-" + linkId);
+    const box = section.getBoundingClientRect();
+    const mid = edge.renderedMidpoint();
+    return { x: box.left + mid.x, y: box.top + mid.y };
+  }
+
+  window.MonitorMap = { edgeAt: edgeAt, cy: function () { return cy; } };
+
+  document.addEventListener("DOMContentLoaded", function () {
+    const form = document.getElementById("custom-range");
+    if (form && section.dataset.tree) { // a range typed in keeps the map to its tree
+      const tree = document.createElement("input");
+      tree.type = "hidden";
+      tree.name = "tree";
+      tree.value = section.dataset.tree;
+      form.append(tree);
+    }
+    load();
+    document.addEventListener("monitor:rangechange", load);
+    document.getElementById("map-relayout").addEventListener("click", function () {
+      try { window.localStorage.removeItem(storeKey); } catch (err) { /* off */ }
+      if (cy) layout(true);
+    });
+  });
+})();
