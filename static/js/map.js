@@ -9,6 +9,7 @@
   const F = window.MonitorFormat; // static/js/format.js
   const COLOURS = { ok: "rgb(46, 157, 58)", warning: "rgb(240, 165, 0)", problem: "rgb(200, 40, 40)", unknown: "#98a2b3" };
   const GONE = "#c3c9d3";
+  const FIT_ZOOM = 1.5;
   const SHAPES = { switch: "round-rectangle", array: "barrel", other: "ellipse" };
   const STATUS = { up: "#2e9d3a", down: "#c0392b", waiting: "#98a2b3", disabled: "#d0d5dd" };
   const section = document.getElementById("map");
@@ -74,6 +75,7 @@
     const run = function () {
       cy.nodes().forEach(function (n) { if (places[n.id()]) n.position(places[n.id()]); });
       cy.fit(undefined, 30);
+      if (cy.zoom() > FIT_ZOOM) { cy.zoom(FIT_ZOOM); cy.center(); } // a few devices are not drawn a screen wide
     };
     if (free.length) {
       cy.layout({ name: window.cytoscapeDagre ? "dagre" : "grid", rankDir: "TB", nodeSep: 30, rankSep: 80, animate: false, stop: run }).run();
@@ -189,7 +191,14 @@
     return { x: box.left + mid.x, y: box.top + mid.y };
   }
 
-  window.MonitorMap = { edgeAt: edgeAt, cy: function () { return cy; } };
+  /* Where a device is drawn on the page, in CSS pixels. */
+  function nodeAt(deviceId) {
+    const box = section.getBoundingClientRect();
+    const at = cy.getElementById(String(deviceId)).renderedPosition();
+    return { x: box.left + at.x, y: box.top + at.y };
+  }
+
+  window.MonitorMap = { edgeAt: edgeAt, nodeAt: nodeAt, storeKey: storeKey, cy: function () { return cy; } };
 
   document.addEventListener("DOMContentLoaded", function () {
     const form = document.getElementById("custom-range");
