@@ -35,6 +35,7 @@ def test_the_map_draws_the_readers_network_and_a_click_on_a_link_shows_its_utili
         assert edge(page, uplink.pk, "data('colour')") == "rgb(200, 40, 40)"  # 92 % one way: red
         assert edge(page, network["storage"].pk, "data('colour')") == "rgb(240, 165, 0)"  # 85 %: amber
         assert edge(page, network["storage"].pk, "data('mark')") == "⚠"  # it discarded
+        assert edge(page, uplink.pk, "data('mark')") == "2 events"  # on sw-a's 1/xg1 in the range
         assert edge(page, gone.pk, "style('line-style')") == "dashed"
         assert edge(page, uplink.pk, "data('width')") > edge(page, network["storage"].pk, "data('width')")  # 10G, 1G
 
@@ -47,6 +48,7 @@ def test_the_map_draws_the_readers_network_and_a_click_on_a_link_shows_its_utili
         ab = page.inner_text("#map-detail tr.a-to-b")
         assert "sw-a 1/xg1 → sw-b 1/xg2" in ab and "4.00 Gbit/s (40.0 %)" in ab and "5.00 Gbit/s (50.0 %)" in ab
         assert "9.20 Gbit/s (92.0 %)" in page.inner_text("#map-detail tr.b-to-a")
+        assert "2 on sw-a 1/xg1" in page.inner_text("#map-detail p.map-events")
         href = page.get_attribute("#map-detail a.map-graph", "href")
         assert href.startswith(f"/graphs/{network['graph'].pk}/?") and "range=1h" in href
 

@@ -14,6 +14,7 @@ from django.test import Client
 from django.utils import timezone
 from influxdb_client.client.write_api import SYNCHRONOUS
 
+from monitor.events.record import make, store
 from monitor.graphs.trees.models import Tree, TreeNode, place_device
 from monitor.models import Device, Graph, Interface
 from monitor.timeseries import client as tsclient
@@ -78,6 +79,8 @@ def network(clean_backends, django_user_model) -> dict:
             f"in_discards={4.0 if k == 7 else 0.0},out_discards=0.0,in_errors=0.0,out_errors=0.0 {t - 60 * k}"
         )
     plant(lines)
+    store([make(a.pk, "link_down", "1/xg1 went down", port="1/xg1"), make(a.pk, "link_up", "1/xg1 up", port="1/xg1")])
+    store([make(hidden.pk, "link_down", "1/xg1 went down", port="1/xg1")])  # a port of no visible link
     return {"reader": reader, "a": a, "b": b, "eql": eql, "hidden": hidden, "core": core, "secret": secret,
             "uplink": uplink, "storage": storage, "gone": gone, "graph": graph}  # fmt: skip
 
@@ -107,6 +110,8 @@ def test_each_link_carries_both_directions_mean_and_peak_against_its_speed(netwo
     assert (uplink["peak_pct"], uplink["level"], uplink["gone"]) == (pytest.approx(92.0), "problem", False)
     assert (uplink["discards_per_s"], uplink["errors_per_s"]) == (None, None)  # sw-a serves neither here
     assert uplink["a_graph"] == f"/graphs/{network['graph'].pk}/" and uplink["b_graph"] is None
+    assert (uplink["a_events"], uplink["b_events"]) == (2, 0)  # the two events on sw-a's 1/xg1 in the range
+    assert uplink["a_events_url"] == f"/devices/{network['a'].pk}/events/?port=1%2Fxg1"
 
     storage = edges[network["storage"].pk]
     assert storage["a_to_b"] == pytest.approx(

@@ -6,10 +6,12 @@ page draws it with cytoscape (static/js/map.js)."""
 from __future__ import annotations
 
 from datetime import datetime
+from urllib.parse import urlencode
 
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet
 from django.urls import reverse
 
+from monitor.events.query import in_window
 from monitor.models import Device, Graph, Interface
 from monitor.storage.paths import is_array
 from monitor.timeseries import top
@@ -44,13 +46,15 @@ def map_data(devices: QuerySet, start: datetime, end: datetime, now: datetime | 
     graphs = {
         (d, port): reverse("graph", args=[pk]) for d, port, pk in traffic.values_list("device_id", "instance", "pk")
     }
+    counted = in_window(Device.objects.filter(pk__in=cabled), start, end).filter(port__in=names)
+    events = {(r["device_id"], r["port"]): r["n"] for r in counted.values("device_id", "port").annotate(n=Count("id"))}
     figures = _figures(start, end, now) if rows else ({}, {}, {})
     return {
         "start": start.isoformat(),
         "end": end.isoformat(),
         "levels": {"warning_pct": WARNING_PCT, "problem_pct": PROBLEM_PCT},
         "nodes": [_node(device, device.pk in cabled) for device in shown],
-        "edges": [_edge(row, speeds, graphs, *figures) for row in rows],
+        "edges": [_edge(row, speeds, graphs, *figures) | _events(row, events) for row in rows],
     }
 
 
@@ -115,6 +119,16 @@ def _edge(row: Link, speeds: dict, graphs: dict, means: dict, peaks: dict, count
         "a_graph": graphs.get(a),
         "b_graph": graphs.get(b),
     }
+
+
+def _events(row: Link, events: dict) -> dict:
+    """How many events (traps, syslog, the monitor's own) name each of the link's ports in the range, and where
+    they are listed."""
+    out: dict = {}
+    for side, device, port in (("a", row.a_id, row.a_port), ("b", row.b_id, row.b_port)):
+        out[f"{side}_events"] = events.get((device, port), 0)
+        out[f"{side}_events_url"] = reverse("device-events", args=[device]) + "?" + urlencode({"port": port})
+    return out
 
 
 def _first(*values: float | None) -> float | None:

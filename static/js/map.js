@@ -1,6 +1,7 @@
 /* The live map: the devices a reader may see and the links between them (GET /api/map/ at the page's time range),
    laid out by dagre through cytoscape. A link's colour is its busier direction's peak utilisation (the levels the
-   answer names), its width its speed; a gone link is dashed grey, one with discards or errors carries a mark.
+   answer names), its width its speed; a gone link is dashed grey, one with discards or errors carries a mark, one
+   whose ports had events in the range says how many.
    Clicking a link shows both ports' figures and links to their traffic graphs at the range; clicking a device opens
    its page. A device dragged stays where it was put, for this user and this map, in this browser (localStorage).
    Device strings only ever reach text nodes and the canvas, never HTML. */
@@ -50,10 +51,12 @@
     });
     const edges = data.edges.map(function (e) {
       const faulty = (e.discards_per_s || 0) > 0 || (e.errors_per_s || 0) > 0;
+      const events = e.a_events + e.b_events;
+      const mark = [faulty ? "⚠" : "", events ? events + (events === 1 ? " event" : " events") : ""].join(" ").trim();
       return {
         group: "edges",
         classes: e.gone ? "gone" : "",
-        data: { id: "link-" + e.id, source: e.source, target: e.target, colour: e.gone ? GONE : COLOURS[e.level] || COLOURS.unknown, width: width(e.speed_bps), mark: faulty ? "⚠" : "" },
+        data: { id: "link-" + e.id, source: e.source, target: e.target, colour: e.gone ? GONE : COLOURS[e.level] || COLOURS.unknown, width: width(e.speed_bps), mark: mark },
       };
     });
     return nodes.concat(edges);
@@ -99,6 +102,12 @@
     return a;
   }
 
+  function eventsLink(count, url, label) {
+    const a = text("a", count + " on " + label);
+    a.href = url + "&" + window.MonitorRange.params().toString();
+    return a;
+  }
+
   function figure(direction) {
     return F.value(direction.mean_bps, "bit/s") + " (" + F.value(direction.mean_pct, "%") + ")";
   }
@@ -130,6 +139,10 @@
     ];
     if (edge.gone) lines.push(text("p", "gone: last seen " + F.dateTime(Date.parse(edge.last_seen)), "error map-gone"));
     else lines.push(text("p", "seen since " + F.dateTime(Date.parse(edge.first_seen)) + ", last " + F.dateTime(Date.parse(edge.last_seen)), "muted"));
+    const events = document.createElement("p");
+    events.className = "map-events";
+    events.append(text("span", "events on its ports in the range: "), eventsLink(edge.a_events, edge.a_events_url, a), text("span", " · "), eventsLink(edge.b_events, edge.b_events_url, b));
+    lines.push(events);
     const graphs = document.createElement("p");
     graphs.append(graphLink(edge.a_graph, a), text("span", " · "), graphLink(edge.b_graph, b));
     lines.push(graphs);
