@@ -19,7 +19,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "monitor.settings")
 django.setup()
 
 from collectors.topology import FdbEntry, L2Port, L2View  # noqa: E402
-from monitor.storage.pathfind import identity, transit_ports  # noqa: E402
+from monitor.storage.pathfind import transit_ports  # noqa: E402
+from monitor.topology.edges import identity  # noqa: E402
 
 
 def view(n: int, fleet: int, rng: random.Random) -> L2View:

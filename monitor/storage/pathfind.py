@@ -18,7 +18,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from collectors.topology import L2View
-from monitor.topology.edges import edge_ports
+from monitor.topology.edges import edge_ports, identity
 
 
 @dataclass
@@ -62,12 +62,6 @@ def find_paths(
         _from_switch_lldp(array, view, macs, switches, add)
         _from_array_lldp(array, view, switches, add)
     return sorted(links.values(), key=lambda link: link.key)
-
-
-def identity(view: L2View) -> set[str]:
-    """What identifies a device to its neighbours: chassis id, bridge MAC, sysName and its ports' MACs (lower case)."""
-    found = {view.chassis_id.lower(), view.bridge_mac.lower(), view.sys_name.lower()}
-    return (found | {p.mac for p in view.ports.values() if p.mac}) - {""}
 
 
 def transit_ports(switches: dict[str, L2View], silent: dict[str, L2View]) -> dict[str, set[str]]:

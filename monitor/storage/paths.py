@@ -15,7 +15,7 @@ from collectors.sessions import open_session
 from collectors.snmptypes import SnmpError
 from collectors.topology import L2View, read_l2
 from monitor.core import aio
-from monitor.devices.profiles import registry
+from monitor.devices.profiles import is_array
 from monitor.models import Device
 from monitor.storage.models import PathLink, PathRefresh
 from monitor.storage.pathfind import Link, find_paths, transit_ports
@@ -34,12 +34,6 @@ class RefreshSummary:
     hosts: int = 0  # MACs seen on switches' edge ports (monitor/topology/hosts.py)
     topology: int = 0  # links between monitored devices seen (monitor/topology/links.py)
     problems: list[str] = field(default_factory=list)
-
-
-def is_array(device: Device) -> bool:
-    """An array is a device whose profile reads volumes."""
-    profile = registry().get(device.profile)
-    return profile is not None and any(t.measurement == "volume" for t in profile.tables)
 
 
 def refresh_paths() -> RefreshSummary:

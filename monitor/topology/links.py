@@ -1,6 +1,6 @@
 """Links between monitored devices, from the daily layer-2 read (monitor/storage/paths.py): switch to switch from the
 LLDP neighbours that name another monitored device (by its chassis id, bridge MAC, a port MAC or its sysName: the
-identities the iSCSI path's transit rule uses, monitor/storage/pathfind.py), and array to switch from the iSCSI
+identities the iSCSI path's transit rule uses, monitor/topology/edges.py), and array to switch from the iSCSI
 path's own links. Kept as rows with first and last seen: a link not seen again is gone, never deleted; one whose
 end did not answer is left as it was (its silence proves nothing)."""
 
@@ -10,10 +10,10 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Protocol
 
 from collectors.topology import L2View, Neighbour
-from monitor.storage.pathfind import Link as PathFound
-from monitor.storage.pathfind import identity
+from monitor.topology.edges import identity
 from monitor.topology.models import Link
 
 CHUNK = 1000  # rows written per statement (and transaction)
@@ -26,6 +26,16 @@ class Seen:
 
     key: Key
     via: set[str] = field(default_factory=set)  # "lldp", "fdb"
+
+
+class PathFound(Protocol):
+    """An iSCSI path link as monitor/storage/pathfind.py finds it."""
+
+    array: str
+    array_port: str
+    switch: str
+    switch_port: str
+    via: set[str]
 
 
 def normalised(a: str, a_port: str, b: str, b_port: str) -> Key:

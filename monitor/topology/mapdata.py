@@ -11,9 +11,9 @@ from urllib.parse import urlencode
 from django.db.models import Count, QuerySet
 from django.urls import reverse
 
+from monitor.devices.profiles import is_array
 from monitor.events.query import in_window
 from monitor.models import Device, Graph, Interface
-from monitor.storage.paths import is_array
 from monitor.timeseries import top
 from monitor.topology.models import Link
 
