@@ -157,10 +157,14 @@
     const wanted = elements(data);
     const same = cy && cy.elements().length === wanted.length && wanted.every(function (el) { return cy.getElementById(el.data.id).nonempty(); });
     if (same) {
-      wanted.forEach(function (el) {
-        const found = cy.getElementById(el.data.id);
-        found.data(el.data);
-        if (el.group === "edges") found.classes(el.classes);
+      cy.batch(function () {
+        wanted.forEach(function (el) {
+          const found = cy.getElementById(el.data.id);
+          const changed = Object.assign({}, el.data);
+          ["id", "source", "target"].forEach(function (key) { delete changed[key]; }); // fixed for an element's life
+          found.data(changed);
+          if (el.group === "edges") found.classes(el.classes);
+        });
       });
     } else {
       if (cy) cy.destroy();
