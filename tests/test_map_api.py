@@ -81,7 +81,8 @@ def network(clean_backends, django_user_model) -> dict:
     plant(lines)
     store([make(a.pk, "link_down", "1/xg1 went down", port="1/xg1"), make(a.pk, "link_up", "1/xg1 up", port="1/xg1")])
     store([make(hidden.pk, "link_down", "1/xg1 went down", port="1/xg1")])  # a port of no visible link
-    return {"reader": reader, "a": a, "b": b, "eql": eql, "hidden": hidden, "core": core, "secret": secret,
+    return {"influx_url": settings.INFLUXDB_URL, "reader": reader, "a": a, "b": b, "eql": eql, "hidden": hidden,
+            "core": core, "secret": secret,
             "uplink": uplink, "storage": storage, "gone": gone, "graph": graph}  # fmt: skip
 
 
@@ -95,6 +96,7 @@ def test_each_link_carries_both_directions_mean_and_peak_against_its_speed(netwo
     answer = get(admin_user, range="1h")
     assert answer.status_code == 200, answer.content
     body = answer.json()
+    assert body["figures_error"] == ""
     assert {n["name"]: n["kind"] for n in body["nodes"]} == {
         "eql": "array", "sw-a": "switch", "sw-b": "switch", "sw-hidden": "switch"
     }  # fmt: skip
@@ -135,6 +137,23 @@ def test_a_reader_sees_only_granted_devices_and_no_link_to_a_hidden_one(network)
     assert sorted(n["name"] for n in core["nodes"]) == ["sw-a", "sw-b"]
     assert {e["id"] for e in core["edges"]} == {network["uplink"].pk, network["gone"].pk}
     assert get(network["reader"], tree=network["secret"].pk).status_code == 404  # a tree not granted
+
+
+def test_without_influxdb_the_links_are_still_drawn_and_the_answer_says_why(network, admin_user, settings):
+    from monitor.core import services
+    from monitor.devstack.processes import free_port
+
+    settings.INFLUXDB_URL = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    services.reset_clients()
+    try:
+        answer = get(admin_user, range="1h")
+    finally:
+        settings.INFLUXDB_URL = network["influx_url"]
+        services.reset_clients()
+    assert answer.status_code == 200, answer.content
+    body = answer.json()
+    assert "not answering" in body["figures_error"] and len(body["edges"]) == 4
+    assert {e["level"] for e in body["edges"]} == {"unknown"} and body["edges"][0]["a_to_b"]["mean_bps"] is None
 
 
 @pytest.mark.parametrize(

@@ -92,6 +92,7 @@ class NetworkMap(APIView):
             {
                 "start": serializers.DateTimeField(),
                 "end": serializers.DateTimeField(),
+                "figures_error": serializers.CharField(),
                 "levels": serializers.DictField(child=serializers.FloatField()),
                 "nodes": MapNodeSerializer(many=True),
                 "edges": serializers.ListField(child=serializers.DictField()),

@@ -39,7 +39,9 @@ class PathFound(Protocol):
 
 
 def normalised(a: str, a_port: str, b: str, b_port: str) -> Key:
-    """The pair in its stored order: the lower device id first (then the lower port, for a device cabled to itself)."""
+    """The pair in its stored order: the lower device id first (then the lower port, for a device cabled to itself),
+    port names cut to what a row holds."""
+    a_port, b_port = a_port[:255], b_port[:255]
     return (a, a_port, b, b_port) if (int(a), a_port) <= (int(b), b_port) else (b, b_port, a, a_port)
 
 
@@ -96,14 +98,14 @@ def far_port_of(neighbour: Neighbour, far: L2View) -> tuple[str, bool]:
     for text in (neighbour.port_id, neighbour.port_desc):
         if text in names:
             return text, True
-    return (neighbour.port_desc or neighbour.port_id)[:255], False
+    return neighbour.port_desc or neighbour.port_id, False
 
 
 def path_links(found: Iterable[PathFound]) -> dict[Key, Seen]:
     """The iSCSI path's array-to-switch links (monitor/storage/pathfind.py) as links."""
     links: dict[Key, Seen] = {}
     for link in found:
-        key = normalised(link.array, link.array_port[:255], link.switch, link.switch_port[:255])
+        key = normalised(link.array, link.array_port, link.switch, link.switch_port)
         links.setdefault(key, Seen(key)).via.update(link.via)
     return links
 

@@ -5,6 +5,7 @@ page draws it with cytoscape (static/js/map.js)."""
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime
 from urllib.parse import urlencode
 
@@ -17,6 +18,8 @@ from monitor.models import Device, Graph, Interface
 from monitor.timeseries import top
 from monitor.topology.models import Link
 
+log = logging.getLogger(__name__)
+UNAVAILABLE = "the time-series database is not answering: utilisation is unavailable, the links are as known"
 WARNING_PCT = 80.0  # amber from the built-in port utilisation alert's level (monitor/alerts/defaults.py)
 PROBLEM_PCT = 90.0  # red from the iSCSI path page's "near line rate" (monitor/storage/pathdata.py)
 
@@ -48,10 +51,16 @@ def map_data(devices: QuerySet, start: datetime, end: datetime, now: datetime | 
     }
     counted = in_window(Device.objects.filter(pk__in=cabled), start, end).filter(port__in=names)
     events = {(r["device_id"], r["port"]): r["n"] for r in counted.values("device_id", "port").annotate(n=Count("id"))}
-    figures = _figures(start, end, now) if rows else ({}, {}, {})
+    figures, error = ({}, {}, {}), ""
+    try:
+        figures = _figures(start, end, now) if rows else figures
+    except Exception as exc:  # the links are still worth drawing: grey, and said why
+        log.warning("map figures failed: %s", type(exc).__name__)
+        error = UNAVAILABLE
     return {
         "start": start.isoformat(),
         "end": end.isoformat(),
+        "figures_error": error,
         "levels": {"warning_pct": WARNING_PCT, "problem_pct": PROBLEM_PCT},
         "nodes": [_node(device, device.pk in cabled) for device in shown],
         "edges": [_edge(row, speeds, graphs, *figures) | _events(row, events) for row in rows],

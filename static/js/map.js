@@ -179,7 +179,7 @@
     section.dataset.edges = String(data.edges.length);
     section.dataset.drawn = String(Date.now());
     const gone = data.edges.filter(function (e) { return e.gone; }).length;
-    status.textContent = data.nodes.length + " devices, " + data.edges.length + " links" + (gone ? " (" + gone + " gone)" : "") + (data.edges.length ? "" : ": links are learned daily from LLDP and the iSCSI path");
+    status.textContent = data.nodes.length + " devices, " + data.edges.length + " links" + (gone ? " (" + gone + " gone)" : "") + (data.edges.length ? "" : ": links are learned daily from LLDP and the iSCSI path") + (data.figures_error ? "; " + data.figures_error : "");
   }
 
   function byId(edgeId) {
