@@ -80,7 +80,7 @@ def network(clean_backends, django_user_model) -> dict:
         )
     plant(lines)
     store([make(a.pk, "link_down", "1/xg1 went down", port="1/xg1"), make(a.pk, "link_up", "1/xg1 up", port="1/xg1")])
-    store([make(hidden.pk, "link_down", "1/xg1 went down", port="1/xg1")])  # a port of no visible link
+    store([make(hidden.pk, "link_down", "1/xg1 went down", port="1/xg1")])  # counted for staff only
     return {"influx_url": settings.INFLUXDB_URL, "reader": reader, "a": a, "b": b, "eql": eql, "hidden": hidden,
             "core": core, "secret": secret,
             "uplink": uplink, "storage": storage, "gone": gone, "graph": graph}  # fmt: skip
