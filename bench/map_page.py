@@ -183,7 +183,6 @@ def main() -> int:
             page.click("button[type=submit]")
             page.wait_for_load_state("networkidle")
             services.redis_client().flushdb()
-            page.evaluate("() => localStorage.clear()")
             cold = load_map(page, base)
             warm = [load_map(page, base) for _ in range(3)]
             moving = frames(page)

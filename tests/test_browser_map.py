@@ -1,7 +1,7 @@
 """The map page in a real Chromium under the Content-Security-Policy (issue 42): the reader's devices and links are
 drawn (none to a device they may not read), coloured by utilisation and dashed when gone; a click on a link shows
 the planted utilisation both ways and links to its port's graph at the page's range; a device dragged stays where it
-was put after a reload."""
+was put after a reload (kept on the server for the user)."""
 
 from __future__ import annotations
 
@@ -57,7 +57,9 @@ def test_the_map_draws_the_readers_network_and_a_click_on_a_link_shows_its_utili
         page.mouse.down()
         page.mouse.move(start["x"] + 60, start["y"] + 10, steps=5)
         page.mouse.move(start["x"] + 120, start["y"] + 20, steps=5)
-        page.mouse.up()
+        with page.expect_response(lambda r: "/api/map/places/" in r.url and r.request.method == "POST") as kept:
+            page.mouse.up()
+        assert kept.value.status == 204  # kept on the server, with the page's CSRF token
         moved = page.evaluate(f"window.MonitorMap.cy().getElementById('{eql.pk}').position()")
         assert page.url.split("?")[0].endswith("/map/")  # a drag is not a click: still on the map
         page.reload()

@@ -174,3 +174,60 @@ def test_bad_parameters_are_refused_with_what_is_wrong(admin_user, params, field
 def test_the_map_needs_a_signed_in_user():
     assert Client().get("/api/map/").status_code in (401, 403)
     assert Client().get("/map/").status_code == 302
+
+
+def csrf_client(user) -> tuple[Client, str]:
+    """A signed-in browser as Django sees one: CSRF checked, its token from the map page's cookie."""
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(user)
+    assert client.get("/map/").status_code == 200
+    return client, client.cookies["csrftoken"].value
+
+
+def test_places_are_kept_per_user_and_map_with_the_csrf_token_and_only_for_devices_of_that_map(network, admin_user):
+    reader, a, eql, hidden = network["reader"], network["a"], network["eql"], network["hidden"]
+    client, token = csrf_client(reader)
+    body = {"places": [{"device": a.pk, "x": 120.5, "y": -40}]}
+    assert client.post("/api/map/places/", body, content_type="application/json").status_code == 403  # no token
+    sent = client.post("/api/map/places/", body, content_type="application/json", headers={"X-CSRFToken": token})
+    assert sent.status_code == 204, sent.content
+    core = {"tree": network["core"].pk, "places": [{"device": a.pk, "x": 7, "y": 8}]}
+    assert client.post("/api/map/places/", core, content_type="application/json",
+                       headers={"X-CSRFToken": token}).status_code == 204  # fmt: skip
+    assert get(reader, range="1h").json()["places"] == {str(a.pk): {"x": 120.5, "y": -40.0}}
+    assert get(reader, range="1h", tree=network["core"].pk).json()["places"] == {str(a.pk): {"x": 7.0, "y": 8.0}}
+    assert get(admin_user, range="1h").json()["places"] == {}  # nobody else's
+
+    for refused in (
+        {"places": [{"device": hidden.pk, "x": 1, "y": 1}]},  # a device the reader may not read
+        {"places": [{"device": 10**9, "x": 1, "y": 1}]},  # no such device: the same answer
+        {"tree": network["core"].pk, "places": [{"device": eql.pk, "x": 1, "y": 1}]},  # not on that tree's map
+        {"places": [{"device": a.pk, "x": 1e9, "y": 1}]},
+        {"places": [{"device": a.pk, "x": 1, "y": 1}] * 101},
+        {"places": []},
+    ):
+        answer = client.post(
+            "/api/map/places/", refused, content_type="application/json", headers={"X-CSRFToken": token}
+        )
+        assert answer.status_code == 400, (refused, answer.content)
+    assert "not devices of this map" in str(client.post(
+        "/api/map/places/", {"places": [{"device": hidden.pk, "x": 1, "y": 1}]}, content_type="application/json",
+        headers={"X-CSRFToken": token}).json())  # fmt: skip
+    secret = {"tree": network["secret"].pk, "places": [{"device": a.pk, "x": 1, "y": 1}]}
+    assert client.post("/api/map/places/", secret, content_type="application/json",
+                       headers={"X-CSRFToken": token}).status_code == 404  # fmt: skip
+    assert get(reader, range="1h").json()["places"] == {str(a.pk): {"x": 120.5, "y": -40.0}}  # nothing refused kept
+
+    assert client.delete("/api/map/places/", headers={"X-CSRFToken": token}).status_code == 204  # laid out again
+    assert get(reader, range="1h").json()["places"] == {}
+    assert get(reader, range="1h", tree=network["core"].pk).json()["places"] == {str(a.pk): {"x": 7.0, "y": 8.0}}
+
+
+def test_a_device_the_reader_lost_keeps_no_place_on_their_map(network):
+    reader, a, b = network["reader"], network["a"], network["b"]
+    from monitor.topology import places
+
+    places.keep(reader, None, {a.pk: (1.0, 2.0), b.pk: (3.0, 4.0)})
+    network["core"].read_users.remove(reader)
+    TreeNode.objects.filter(device=b).exclude(tree=network["core"]).delete()  # sw-b now only in a tree not granted
+    assert get(reader, range="1h").json()["places"] == {str(a.pk): {"x": 1.0, "y": 2.0}}

@@ -5,7 +5,8 @@ from drf_spectacular.views import SpectacularAPIView
 from rest_framework.routers import SimpleRouter
 
 from monitor.restapi import views
-from monitor.topology.api import HostSearch, NetworkMap
+from monitor.topology.api import HostSearch
+from monitor.topology.mapapi import MapPlaces, NetworkMap
 
 router = SimpleRouter(use_regex_path=False)  # path converters (<int:pk>), no format suffixes: JSON only
 router.register("devices", views.DeviceViewSet, basename="api-device")
@@ -16,5 +17,6 @@ urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("hosts/", HostSearch.as_view(), name="api-hosts"),
     path("map/", NetworkMap.as_view(), name="api-map"),
+    path("map/places/", MapPlaces.as_view(), name="api-map-places"),
     path("", include(router.urls)),
 ]

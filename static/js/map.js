@@ -3,7 +3,8 @@
    answer names), its width its speed; a gone link is dashed grey, one with discards or errors carries a mark, one
    whose ports had events in the range says how many.
    Clicking a link shows both ports' figures and links to their traffic graphs at the range; clicking a device opens
-   its page. A device dragged stays where it was put, for this user and this map, in this browser (localStorage).
+   its page. A device dragged stays where it was put, for this user and this map, on any browser (POST
+   /api/map/places/, with the page's CSRF token).
    Device strings only ever reach text nodes and the canvas, never HTML. */
 (function () {
   "use strict";
@@ -16,7 +17,6 @@
   const section = document.getElementById("map");
   const detail = document.getElementById("map-detail");
   const status = document.getElementById("map-status");
-  const storeKey = "monitor.map.positions." + section.dataset.user + "." + (section.dataset.tree || "all");
   let cy = null;
   let chosen = null; // the id of the edge whose figures are shown
   let answer = null;
@@ -29,20 +29,31 @@
     return Math.max(2, Math.min(8, 2 + 3 * Math.log10(speed / 1e9)));
   }
 
+  /* Where this user put devices on this map, as the server keeps them (GET /api/map/ answers them). */
   function saved() {
-    try {
-      const found = JSON.parse(window.localStorage.getItem(storeKey) || "{}");
-      return found && typeof found === "object" ? found : {};
-    } catch (err) {
-      return {};
-    }
+    return (answer && answer.places) || {};
   }
 
   function remember(node) {
-    const places = saved();
     const at = node.position();
-    places[node.id()] = { x: Math.round(at.x), y: Math.round(at.y) };
-    try { window.localStorage.setItem(storeKey, JSON.stringify(places)); } catch (err) { /* storage full or off */ }
+    const place = { device: Number(node.id()), x: Math.round(at.x), y: Math.round(at.y) };
+    answer.places[node.id()] = { x: place.x, y: place.y };
+    send("POST", { tree: section.dataset.tree ? Number(section.dataset.tree) : null, places: [place] });
+  }
+
+  /* POST or DELETE the user's places; a failure is said in the status line, the drawing stays as it is. */
+  function send(method, body) {
+    const url = section.dataset.placesUrl + (method === "DELETE" && section.dataset.tree ? "?tree=" + section.dataset.tree : "");
+    const options = { method: method, credentials: "same-origin", headers: { "X-CSRFToken": document.body.dataset.csrf || "" } };
+    if (body) {
+      options.headers["Content-Type"] = "application/json";
+      options.body = JSON.stringify(body);
+    }
+    return fetch(url, options).then(function (response) {
+      if (!response.ok) status.textContent = "Could not keep where the devices are: " + response.status + " " + response.statusText;
+    }).catch(function (err) {
+      status.textContent = "Could not keep where the devices are: " + err.message;
+    });
   }
 
   function elements(data) {
@@ -215,7 +226,7 @@
     return { x: box.left + at.x, y: box.top + at.y };
   }
 
-  window.MonitorMap = { edgeAt: edgeAt, nodeAt: nodeAt, storeKey: storeKey, cy: function () { return cy; } };
+  window.MonitorMap = { edgeAt: edgeAt, nodeAt: nodeAt, cy: function () { return cy; } };
 
   document.addEventListener("DOMContentLoaded", function () {
     const form = document.getElementById("custom-range");
@@ -229,8 +240,10 @@
     load();
     document.addEventListener("monitor:rangechange", load);
     document.getElementById("map-relayout").addEventListener("click", function () {
-      try { window.localStorage.removeItem(storeKey); } catch (err) { /* off */ }
-      if (cy) layout(true);
+      if (!cy) return;
+      answer.places = {};
+      send("DELETE");
+      layout(true);
     });
   });
 })();
