@@ -84,7 +84,7 @@ class NetworkMap(APIView):
         return Response(data)
 
 
-class PlaceSerializer(serializers.Serializer):
+class MapPlaceSerializer(serializers.Serializer):
     device = serializers.IntegerField(min_value=1, max_value=MAX_ID)
     x = serializers.FloatField(min_value=-places.LIMIT, max_value=places.LIMIT)
     y = serializers.FloatField(min_value=-places.LIMIT, max_value=places.LIMIT)
@@ -95,9 +95,9 @@ class PlaceSerializer(serializers.Serializer):
         return attrs
 
 
-class PlacesSerializer(serializers.Serializer):
+class MapPlacesSerializer(serializers.Serializer):
     tree = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False, allow_null=True)
-    places = PlaceSerializer(many=True, allow_empty=False, max_length=places.MAX_PLACES)
+    places = MapPlaceSerializer(many=True, allow_empty=False, max_length=places.MAX_PLACES)
 
 
 class MapPlaces(APIView):
@@ -107,9 +107,9 @@ class MapPlaces(APIView):
 
     permission_classes = [permissions.IsAuthenticated]
 
-    @extend_schema(request=PlacesSerializer, responses={204: None})
+    @extend_schema(request=MapPlacesSerializer, responses={204: None})
     def post(self, request: Request) -> Response:
-        given = PlacesSerializer(data=request.data)
+        given = MapPlacesSerializer(data=request.data)
         given.is_valid(raise_exception=True)
         tree, devices = map_devices(Access(request.user), given.validated_data.get("tree"))
         wanted = {place["device"]: (place["x"], place["y"]) for place in given.validated_data["places"]}
