@@ -13,6 +13,7 @@ Run: `.venv/bin/python bench/map_page.py` (about two minutes)."""
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
 import statistics
@@ -163,6 +164,7 @@ def main() -> int:
     from playwright.sync_api import sync_playwright
 
     work = Path(tempfile.mkdtemp(prefix="map-page-"))
+    os.environ.update(stack.bench_environment(work))  # before anything reads settings: the bench's own database
     redis, influxd, influx, redis_url = start_backends(work)
     web = None
     try:
