@@ -12,6 +12,9 @@
   const COLOURS = { ok: "rgb(46, 157, 58)", warning: "rgb(240, 165, 0)", problem: "rgb(200, 40, 40)", unknown: "#98a2b3" };
   const GONE = "#c3c9d3";
   const FIT_ZOOM = 1.5;
+  const WIDE = 4; // a layered drawing this many times wider than high is wrapped into rings
+  const RING_GAP = 140; // between two rings
+  const NODE_ROOM = 75; // along a ring, per device
   const SHAPES = { switch: "round-rectangle", array: "barrel", other: "ellipse" };
   const STATUS = { up: "#2e9d3a", down: "#c0392b", waiting: "#98a2b3", disabled: "#d0d5dd" };
   const section = document.getElementById("map");
@@ -83,16 +86,39 @@
     ];
   }
 
+  /* A layered drawing of hundreds of devices is one long row a layer: wider than WIDE times its height, each layer
+     becomes a ring around the one above it, in the order dagre gave it (so links cross about as little). */
+  function wrap(nodes) {
+    const box = nodes.boundingBox();
+    if (box.w < WIDE * Math.max(box.h, 1)) return;
+    const layers = new Map();
+    nodes.forEach(function (n) {
+      const y = Math.round(n.position("y"));
+      if (!layers.has(y)) layers.set(y, []);
+      layers.get(y).push(n);
+    });
+    let radius = -RING_GAP;
+    Array.from(layers.keys()).sort(function (p, q) { return p - q; }).forEach(function (y) {
+      const layer = layers.get(y).sort(function (p, q) { return p.position("x") - q.position("x"); });
+      radius = layer.length === 1 && radius < 0 ? 0 : Math.max(radius + RING_GAP, (layer.length * NODE_ROOM) / (2 * Math.PI));
+      layer.forEach(function (n, k) {
+        const angle = (2 * Math.PI * k) / layer.length - Math.PI / 2;
+        n.position({ x: radius * Math.cos(angle), y: radius * Math.sin(angle) });
+      });
+    });
+  }
+
   function layout(all) {
     const places = all ? {} : saved();
     const free = cy.nodes().filter(function (n) { return !places[n.id()]; });
     const run = function () {
+      wrap(free);
       cy.nodes().forEach(function (n) { if (places[n.id()]) n.position(places[n.id()]); });
       cy.fit(undefined, 30);
       if (cy.zoom() > FIT_ZOOM) { cy.zoom(FIT_ZOOM); cy.center(); } // a few devices are not drawn a screen wide
     };
     if (free.length) {
-      cy.layout({ name: window.cytoscapeDagre ? "dagre" : "grid", rankDir: "TB", nodeSep: 30, rankSep: 80, animate: false, stop: run }).run();
+      cy.layout({ name: window.cytoscapeDagre ? "dagre" : "grid", rankDir: "TB", ranker: "tight-tree", nodeSep: 30, rankSep: 80, animate: false, stop: run }).run();
     } else {
       run();
     }
@@ -205,7 +231,9 @@
       const response = await fetch(section.dataset.apiUrl + "?" + params.toString(), { credentials: "same-origin", headers: { Accept: "application/json" } });
       const data = await response.json();
       if (!response.ok) throw new Error(Object.values(data).join(" ") || response.statusText);
+      performance.mark("monitor:map-data");
       draw(data);
+      performance.mark("monitor:map-drawn");
     } catch (err) {
       status.textContent = "Could not load the map: " + err.message;
     }
