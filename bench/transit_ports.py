@@ -19,7 +19,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "monitor.settings")
 django.setup()
 
 from collectors.topology import FdbEntry, L2Port, L2View  # noqa: E402
-from monitor.storage.pathfind import _identity, transit_ports  # noqa: E402
+from monitor.storage.pathfind import transit_ports  # noqa: E402
+from monitor.topology.edges import identity  # noqa: E402
 
 
 def view(n: int, fleet: int, rng: random.Random) -> L2View:
@@ -34,7 +35,7 @@ def view(n: int, fleet: int, rng: random.Random) -> L2View:
 
 def plain(switches: dict[str, L2View]) -> dict[str, set[str]]:
     """The definition, N x N: a port is transit when it learned, or its LLDP neighbour is, another switch."""
-    identities = {name: _identity(v) for name, v in switches.items()}
+    identities = {name: identity(v) for name, v in switches.items()}
     transit: dict[str, set[str]] = defaultdict(set)
     for name, v in switches.items():
         others = set().union(*(ids for other, ids in identities.items() if other != name))

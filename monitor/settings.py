@@ -189,6 +189,8 @@ VENDOR_DIST = {
     "chartjs-plugin-zoom": "chartjs-plugin-zoom/dist",
     "chartjs-plugin-annotation": "chartjs-plugin-annotation/dist",
     "hammerjs": "hammerjs",
+    "cytoscape": "cytoscape/dist",
+    "cytoscape-dagre": "cytoscape-dagre/dist",
 }
 STATICFILES_DIRS = [BASE_DIR / "static"] + [
     (f"vendor/{name}", BASE_DIR / "node_modules" / path)

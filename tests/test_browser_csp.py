@@ -52,6 +52,8 @@ def test_every_main_page_runs_under_the_policy_without_a_violation(
         f"/storage/arrays/{array.pk}/",
         f"/storage/arrays/{array.pk}/path/",
         "/search/?q=csp",
+        "/map/",
+        f"/map/?tree={tree.pk}",
         "/admin/",
         "/admin/monitor/device/add/",
         f"/admin/monitor/device/{switch.pk}/change/",

@@ -124,6 +124,7 @@ def pages(planted: dict) -> dict[str, str]:
         "events": "/events/?range=1d",
         "pollers": "/pollers/?range=1d",
         "alerts": "/alerts/",
+        "map": "/map/?range=1d",
         "admin-device": f"/admin/monitor/device/{switch}/change/",
     }
 

@@ -35,3 +35,9 @@ def problems() -> list[str]:
 
 def choices() -> list[tuple[str, str]]:
     return [(name, f"{name} — {p.description}") for name, p in sorted(registry().items()) if not p.abstract]
+
+
+def is_array(device) -> bool:
+    """An array is a device whose profile reads volumes (its iSCSI path, its array page, its kind on the map)."""
+    profile = registry().get(device.profile)
+    return profile is not None and any(t.measurement == "volume" for t in profile.tables)

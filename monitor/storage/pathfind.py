@@ -18,7 +18,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from collectors.topology import L2View
-from monitor.topology.edges import edge_ports
+from monitor.topology.edges import edge_ports, identity
 
 
 @dataclass
@@ -64,29 +64,23 @@ def find_paths(
     return sorted(links.values(), key=lambda link: link.key)
 
 
-def _identity(view: L2View) -> set[str]:
-    """What identifies a device to its neighbours: chassis id, bridge MAC, sysName and its ports' MACs (lower case)."""
-    found = {view.chassis_id.lower(), view.bridge_mac.lower(), view.sys_name.lower()}
-    return (found | {p.mac for p in view.ports.values() if p.mac}) - {""}
-
-
 def transit_ports(switches: dict[str, L2View], silent: dict[str, L2View]) -> dict[str, set[str]]:
     """Each switch's ports towards another monitored switch (a silent one too): an LLDP neighbour that is one, or
     its MACs learned."""
     owners: dict[str, set[str]] = defaultdict(set)  # identity -> the switches it identifies (linear, not N x N)
     for name, view in {**silent, **switches}.items():
-        for identity in _identity(view):
-            owners[identity].add(name)
+        for said in identity(view):
+            owners[said].add(name)
 
-    def another(identity: str, name: str) -> bool:
-        found = owners.get(identity)
+    def another(text: str, name: str) -> bool:
+        found = owners.get(text)
         return bool(found) and (len(found) > 1 or name not in found)
 
     transit: dict[str, set[str]] = defaultdict(set)
     for name, view in switches.items():
         for neighbour in view.neighbours:
             said = (neighbour.chassis_id.lower(), neighbour.sys_name.lower(), neighbour.port_id.lower())
-            if any(another(identity, name) for identity in said):
+            if any(another(text, name) for text in said):
                 transit[name].add(neighbour.local_port)
         for entry in view.fdb:
             if another(entry.mac, name):
@@ -102,13 +96,13 @@ def _from_fdb(array: str, macs: dict[str, str], switches: dict[str, L2View], tra
 
 def _from_switch_lldp(array: str, view: L2View, macs: dict[str, str], switches: dict[str, L2View], add) -> None:
     """A switch port whose LLDP neighbour is the array; the array port from the neighbour's port id."""
-    identity = _identity(view)
+    ids_of_array = identity(view)
     names = {p.name for p in view.ports.values()}
     for switch, switch_view in switches.items():
         for neighbour in switch_view.neighbours:
             ids = {neighbour.chassis_id.lower(), neighbour.sys_name.lower()} - {""}
             port_mac = neighbour.port_id.lower() if neighbour.port_is_mac else ""
-            if not (ids & identity or port_mac in macs):
+            if not (ids & ids_of_array or port_mac in macs):
                 continue
             if port_mac in macs:
                 array_port = macs[port_mac]
@@ -124,11 +118,11 @@ def _from_switch_lldp(array: str, view: L2View, macs: dict[str, str], switches: 
 def _from_array_lldp(array: str, view: L2View, switches: dict[str, L2View], add) -> None:
     """An array port whose LLDP neighbour is a monitored switch; the switch port from the port id it gives."""
     for switch, switch_view in switches.items():
-        identity = _identity(switch_view)
+        ids_of_switch = identity(switch_view)
         by_mac = switch_view.port_by_mac()
         names = {p.name for p in switch_view.ports.values()}
         for neighbour in view.neighbours:
-            if not ({neighbour.chassis_id.lower(), neighbour.sys_name.lower()} - {""}) & identity:
+            if not ({neighbour.chassis_id.lower(), neighbour.sys_name.lower()} - {""}) & ids_of_switch:
                 continue
             if neighbour.port_is_mac and neighbour.port_id.lower() in by_mac:
                 port = by_mac[neighbour.port_id.lower()]

@@ -15,11 +15,11 @@ from collectors.sessions import open_session
 from collectors.snmptypes import SnmpError
 from collectors.topology import L2View, read_l2
 from monitor.core import aio
-from monitor.devices.profiles import registry
+from monitor.devices.profiles import is_array
 from monitor.models import Device
 from monitor.storage.models import PathLink, PathRefresh
 from monitor.storage.pathfind import Link, find_paths, transit_ports
-from monitor.topology import hosts
+from monitor.topology import hosts, links
 
 log = logging.getLogger(__name__)
 CONCURRENCY = 16
@@ -32,20 +32,15 @@ class RefreshSummary:
     links: int = 0  # learned now
     kept: int = 0  # kept as last seen: learned from a device that did not answer this time
     hosts: int = 0  # MACs seen on switches' edge ports (monitor/topology/hosts.py)
+    topology: int = 0  # links between monitored devices seen (monitor/topology/links.py)
     problems: list[str] = field(default_factory=list)
-
-
-def is_array(device: Device) -> bool:
-    """An array is a device whose profile reads volumes."""
-    profile = registry().get(device.profile)
-    return profile is not None and any(t.measurement == "volume" for t in profile.tables)
 
 
 def refresh_paths() -> RefreshSummary:
     """Read every enabled device once (arrays: ports, MACs and LLDP; the others: also forwarding tables), find the
-    links from the views that answered in full and store them, and where every MAC on an edge port is plugged in; a
-    device whose view failed (a timeout, an error) is named in the problems, and the links learned from it before
-    are kept as last seen, never replaced by what the others say without it."""
+    links from the views that answered in full and store them, where every MAC on an edge port is plugged in and the
+    links between devices the map draws; a device whose view failed (a timeout, an error) is named in the problems,
+    and the links learned from it before are kept as last seen, never replaced by what the others say without it."""
     devices = list(Device.objects.filter(enabled=True))
     arrays = [d for d in devices if is_array(d)]
     switches = [d for d in devices if not is_array(d)]
@@ -77,10 +72,11 @@ def refresh_paths() -> RefreshSummary:
                 },
             )
     _record_hosts(summary, switches, views, switch_views, transit, now)
+    _record_links(summary, found, switch_views, silent, {d.pk for d in devices if d not in failed}, now)
     if summary.problems:
         log.warning("paths: %d problem(s): %s", len(summary.problems), "; ".join(summary.problems)[:2000])
-    counts = (summary.arrays, summary.switches, summary.links, summary.kept, summary.hosts)
-    log.info("paths: %d arrays, %d switches, %d links learned, %d kept, %d hosts seen on edge ports", *counts)
+    counts = (summary.arrays, summary.switches, summary.links, summary.kept, summary.hosts, summary.topology)
+    log.info("paths: %d arrays, %d switches, %d links learned, %d kept, %d hosts on edge ports, %d links seen", *counts)
     return summary
 
 
@@ -96,6 +92,16 @@ def _record_hosts(summary, switches: list[Device], views: dict, switch_views: di
     arp = [f"{d.name}: {problem}" for d in switches for problem in views[d].arp_errors]
     if arp:
         log.warning("paths: %d ARP cache(s) not read: %s", len(arp), "; ".join(arp)[:2000])
+
+
+def _record_links(summary, found: list[Link], switch_views: dict, silent: dict, answered: set[int], now) -> None:
+    """The links between devices the map draws (monitor/topology/links.py), from the switches' LLDP and the arrays'
+    paths: a failure here is logged and fails nothing else."""
+    try:
+        seen = links.merged(links.lldp_links(switch_views, silent), links.path_links(found))
+        summary.topology = links.store(seen, answered, now)
+    except Exception as exc:
+        log.warning("paths: links not recorded: %s", type(exc).__name__, exc_info=True)
 
 
 def store_links(array: Device, found: list[Link], failed: set[Device], now: datetime) -> tuple[int, list[PathLink]]:

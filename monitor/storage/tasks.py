@@ -17,4 +17,5 @@ def refresh_paths_task() -> dict:
         "links": summary.links,
         "kept": summary.kept,
         "hosts": summary.hosts,
+        "topology": summary.topology,
     }

@@ -91,6 +91,17 @@ def port_averages(
     return dict(found)
 
 
+def port_counts(start: datetime, end: datetime, now: datetime | None = None) -> dict[tuple[str, str], dict[str, float]]:
+    """{(device, port): {"in_discards": highest, ...}} of each port's discards and errors per second over the range."""
+    fields = ["in_discards", "out_discards", "in_errors", "out_errors"]
+    found: dict[tuple[str, str], dict[str, float]] = defaultdict(dict)
+    for (device, port, field), value in _finite(
+        _per_series("interface", fields, "port", start, end, "max", now)
+    ).items():
+        found[(device, port)][field] = value
+    return dict(found)
+
+
 def hottest_sensors(
     start: datetime, end: datetime, limit: int = 10, now: datetime | None = None
 ) -> list[tuple[str, str, float]]:

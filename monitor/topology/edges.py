@@ -1,7 +1,8 @@
 """Which switch port a MAC address is plugged into, from the forwarding tables of the monitored switches: one rule
 for a host and for an array's iSCSI ports (monitor/storage/pathfind.py). Ports towards another monitored switch
 are transit, never a host's port; among the remaining ports that learned one MAC, those with the fewest learned MACs
-win (an access port carries one host or a few; an uplink to an unmonitored switch carries many)."""
+win (an access port carries one host or a few; an uplink to an unmonitored switch carries many). What identifies a
+device to its neighbours is here too: the transit rule and the map's links (links.py) name devices by it."""
 
 from __future__ import annotations
 
@@ -30,3 +31,9 @@ def edge_ports(
         fewest = min(count for count, *_ in seen)
         found[mac] = list(dict.fromkeys((switch, port, vlan) for count, switch, port, vlan in seen if count == fewest))
     return found
+
+
+def identity(view: L2View) -> set[str]:
+    """What identifies a device to its neighbours: chassis id, bridge MAC, sysName and its ports' MACs (lower case)."""
+    found = {view.chassis_id.lower(), view.bridge_mac.lower(), view.sys_name.lower()}
+    return (found | {p.mac for p in view.ports.values() if p.mac}) - {""}

@@ -1,9 +1,10 @@
 """Hosts seen on switch ports: one row per (MAC, switch, port), with its VLAN and when it was first and last seen there,
-so a host that moved keeps its history and a port keeps what was plugged into it; and the IP addresses the devices'
-ARP caches resolved to MACs."""
+so a host that moved keeps its history and a port keeps what was plugged into it; the IP addresses the devices' ARP
+caches resolved to MACs; the links between devices, and where each user put the devices on the map."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 
 from monitor.models import Device
@@ -46,3 +47,53 @@ class Address(models.Model):
 
     def __str__(self) -> str:
         return f"{self.ip} is {self.mac} (by {self.router})"
+
+
+class Link(models.Model):
+    """A cable between two monitored devices' ports, as the daily layer-2 read found it (monitor/topology/links.py):
+    one row per unordered pair of ports, stored with a.pk < b.pk. Never deleted when it is not seen: `checked_at` is
+    the newest read in which both ends answered, so a link last seen before it is gone, and one whose end is silent
+    is only unconfirmed."""
+
+    a = models.ForeignKey(Device, on_delete=models.CASCADE, related_name="links_a")
+    a_port = models.CharField(max_length=255)
+    b = models.ForeignKey(Device, on_delete=models.CASCADE, related_name="links_b")
+    b_port = models.CharField(max_length=255)
+    via_lldp = models.BooleanField(default=False)
+    via_fdb = models.BooleanField(default=False)
+    first_seen = models.DateTimeField()
+    last_seen = models.DateTimeField()
+    checked_at = models.DateTimeField(help_text="The newest read in which both ends answered.")
+
+    class Meta:
+        ordering = ["a", "a_port", "b", "b_port"]
+        constraints = [models.UniqueConstraint(fields=["a", "a_port", "b", "b_port"], name="unique_link")]
+
+    def __str__(self) -> str:
+        return f"{self.a} {self.a_port} - {self.b} {self.b_port}"
+
+    @property
+    def gone(self) -> bool:
+        """The newest read that could see it (both ends answered) did not."""
+        return self.checked_at > self.last_seen
+
+
+class MapPlace(models.Model):
+    """Where a user put a device on a map (the whole map, or one tree's: `tree`), kept for them on any browser."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    tree = models.ForeignKey("trees.Tree", on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+    device = models.ForeignKey(Device, on_delete=models.CASCADE, related_name="+")
+    x = models.FloatField()
+    y = models.FloatField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "tree", "device"], name="unique_map_place"),
+            models.UniqueConstraint(
+                fields=["user", "device"], condition=models.Q(tree__isnull=True), name="unique_map_place_whole"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.device} at ({self.x:g}, {self.y:g}) for {self.user}"

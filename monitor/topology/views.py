@@ -1,4 +1,5 @@
-"""The port inventory's pages: unused ports across the devices a reader may see, or of one device, and as CSV."""
+"""The topology pages: the live map of the devices a reader may see (its data from GET /api/map/), and unused ports
+across those devices, or of one device, and as CSV."""
 
 from __future__ import annotations
 
@@ -12,7 +13,20 @@ from django.views.decorators.http import require_GET
 
 from monitor.core.csvcells import neutral_cell
 from monitor.graphs.access import access_for
+from monitor.graphs.viewhelpers import range_context
 from monitor.topology.inventory import DAYS, unused
+
+
+@login_required
+@require_GET
+def network_map(request: HttpRequest) -> HttpResponse:
+    """The live map (static/js/map.js draws it from GET /api/map/); `tree=<id>` for one readable tree's devices."""
+    tree = None
+    if request.GET.get("tree"):
+        if not request.GET["tree"].isdigit() or len(request.GET["tree"]) > 18:
+            return HttpResponse("tree must be a graph tree's id", status=400, content_type="text/plain")
+        tree = get_object_or_404(access_for(request).trees(), pk=int(request.GET["tree"]))
+    return render(request, "topology/map.html", {"tree": tree, **range_context(request)})
 
 
 @login_required

@@ -1,0 +1,143 @@
+"""Links between monitored devices, from the daily layer-2 read (monitor/storage/paths.py): switch to switch from the
+LLDP neighbours that name another monitored device (by its chassis id, bridge MAC, a port MAC or its sysName: the
+identities the iSCSI path's transit rule uses, monitor/topology/edges.py), and array to switch from the iSCSI
+path's own links. Kept as rows with first and last seen: a link not seen again is gone, never deleted; one whose
+end did not answer is left as it was (its silence proves nothing)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol
+
+from collectors.topology import L2View, Neighbour
+from monitor.topology.edges import identity
+from monitor.topology.models import Link
+
+CHUNK = 1000  # rows written per statement (and transaction)
+Key = tuple[str, str, str, str]  # (device a, port a, device b, port b), a < b as device ids
+
+
+@dataclass
+class Seen:
+    """A link found in this read, and how (the sources that said so)."""
+
+    key: Key
+    via: set[str] = field(default_factory=set)  # "lldp", "fdb"
+
+
+class PathFound(Protocol):
+    """An iSCSI path link as monitor/storage/pathfind.py finds it."""
+
+    array: str
+    array_port: str
+    switch: str
+    switch_port: str
+    via: set[str]
+
+
+def normalised(a: str, a_port: str, b: str, b_port: str) -> Key:
+    """The pair in its stored order: the lower device id first (then the lower port, for a device cabled to itself),
+    port names cut to what a row holds."""
+    a_port, b_port = a_port[:255], b_port[:255]
+    return (a, a_port, b, b_port) if (int(a), a_port) <= (int(b), b_port) else (b, b_port, a, a_port)
+
+
+def lldp_links(switches: dict[str, L2View], silent: dict[str, L2View] | None = None) -> dict[Key, Seen]:
+    """Every link an answering switch's LLDP neighbour table shows to another monitored device (`switches`, or a
+    `silent` one known by what it said), the far port named by the far device's own port names where it can be."""
+    owners: dict[str, set[str]] = defaultdict(set)  # identity -> the devices it names (linear, not N x N)
+    views = {**(silent or {}), **switches}
+    for name, view in views.items():
+        for said in identity(view):
+            owners[said].add(name)
+    claims: list[tuple[Key, str, str, bool]] = []  # (key, near device, near port, far port resolved)
+    for name, view in switches.items():
+        for neighbour in view.neighbours:
+            far = _far_device(neighbour, name, owners)
+            if far is None:
+                continue
+            far_port, resolved = far_port_of(neighbour, views[far])
+            claims.append((normalised(name, neighbour.local_port, far, far_port), name, neighbour.local_port, resolved))
+    tied: dict[tuple[str, str], set[str]] = defaultdict(set)  # a port -> the devices a named far port ties it to
+    for key, _, _, resolved in claims:
+        if resolved:
+            tied[(key[0], key[1])].add(key[2])
+            tied[(key[2], key[3])].add(key[0])
+    found: dict[Key, Seen] = {}
+    for key, near, port, resolved in claims:
+        far = key[2] if (key[0], key[1]) == (near, port) else key[0]
+        if resolved or far not in tied[(near, port)]:  # else the far end's own name for its port is the row kept
+            found.setdefault(key, Seen(key)).via.add("lldp")
+    return found
+
+
+def _far_device(neighbour: Neighbour, near: str, owners: dict[str, set[str]]) -> str | None:
+    """The one monitored device (not `near`) a neighbour names: by chassis id, then its port MAC, then sysName."""
+    said = [
+        neighbour.chassis_id.lower(),
+        neighbour.port_id.lower() if neighbour.port_is_mac else "",
+        neighbour.sys_name.lower(),
+    ]
+    for text in said:
+        found = owners.get(text, set()) - {near} if text else set()
+        if len(found) == 1:
+            return next(iter(found))
+    return None
+
+
+def far_port_of(neighbour: Neighbour, far: L2View) -> tuple[str, bool]:
+    """(the far device's port a neighbour entry names, whether it is one of that device's own port names): by the
+    port's MAC, its id, its description; else the text the neighbour gave."""
+    names = {port.name for port in far.ports.values()}
+    by_mac = far.port_by_mac() if neighbour.port_is_mac else {}
+    if neighbour.port_id.lower() in by_mac:
+        return by_mac[neighbour.port_id.lower()], True
+    for text in (neighbour.port_id, neighbour.port_desc):
+        if text in names:
+            return text, True
+    return neighbour.port_desc or neighbour.port_id, False
+
+
+def path_links(found: Iterable[PathFound]) -> dict[Key, Seen]:
+    """The iSCSI path's array-to-switch links (monitor/storage/pathfind.py) as links."""
+    links: dict[Key, Seen] = {}
+    for link in found:
+        key = normalised(link.array, link.array_port, link.switch, link.switch_port)
+        links.setdefault(key, Seen(key)).via.update(link.via)
+    return links
+
+
+def merged(*found: dict[Key, Seen]) -> dict[Key, Seen]:
+    """One entry per link, with every source that said so."""
+    out: dict[Key, Seen] = {}
+    for part in found:
+        for key, seen in part.items():
+            out.setdefault(key, Seen(key)).via.update(seen.via)
+    return out
+
+
+def store(found: dict[Key, Seen], answered: Iterable[int], now: datetime) -> int:
+    """Upsert what was seen (last seen and checked now, first seen kept), and mark checked now every stored link not
+    seen whose both ends answered (so it shows as gone since its last seen); a link with a silent end is untouched.
+    Returns how many links were seen."""
+    rows = [
+        Link(
+            a_id=int(a), a_port=a_port, b_id=int(b), b_port=b_port, via_lldp="lldp" in seen.via,
+            via_fdb="fdb" in seen.via, first_seen=now, last_seen=now, checked_at=now,
+        )
+        for (a, a_port, b, b_port), seen in found.items()
+    ]  # fmt: skip
+    for start in range(0, len(rows), CHUNK):
+        Link.objects.bulk_create(
+            rows[start : start + CHUNK],
+            update_conflicts=True,
+            unique_fields=["a", "a_port", "b", "b_port"],
+            update_fields=["via_lldp", "via_fdb", "last_seen", "checked_at"],
+        )
+    ids = sorted(set(answered))
+    unseen = Link.objects.filter(last_seen__lt=now, a_id__in=ids, b_id__in=ids)
+    unseen.update(checked_at=now)
+    return len(rows)

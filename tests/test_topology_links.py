@@ -1,0 +1,163 @@
+"""Links between monitored devices (issue 42's map): derived from real layer-2 views (LLDP naming another monitored
+switch by its chassis id, its sysName or a port's MAC; the iSCSI path's array links), kept as rows whose first seen
+stays, and, on real snmpsim agents through the daily read, a link whose end stops answering is kept as it was while
+a link both answering ends stop showing is gone, never deleted."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from collectors.topology import FdbEntry, L2Port, L2View, Neighbour
+from monitor.devstack import fleet, services
+from monitor.devstack.processes import free_udp_port
+from monitor.models import Device
+from monitor.storage.pathfind import find_paths
+from monitor.storage.paths import refresh_paths
+from monitor.topology import links
+from monitor.topology.models import Link
+
+T0 = datetime(2026, 11, 20, 4, 0, tzinfo=timezone.utc)
+
+
+def switch(n: int, name: str, ports: int = 4, chassis: str = "", neighbours: list[Neighbour] | None = None) -> L2View:
+    """A switch view: ports te1..te<ports> with MACs 02:00:00:00:<n>:<port>, its chassis id and sysName."""
+    return L2View(
+        ports={p: L2Port(p, f"te{p}", f"02:00:00:00:{n:02x}:{p:02x}") for p in range(1, ports + 1)},
+        neighbours=neighbours or [],
+        chassis_id=chassis or f"02:00:00:00:{n:02x}:00",
+        sys_name=name,
+    )
+
+
+def seen(a: str, a_port: str, b: str, b_port: str, via: str = "lldp") -> links.Seen:
+    key = links.normalised(a, a_port, b, b_port)
+    return links.Seen(key, {via})
+
+
+def test_an_lldp_neighbour_named_by_its_chassis_id_is_a_link_to_that_switch_port():
+    near = Neighbour("te1", "02:00:00:00:02:00", "te3", False, "", "")  # port id: the far port's name
+    views = {"1": switch(1, "sw-one", neighbours=[near]), "2": switch(2, "sw-two")}
+    assert links.lldp_links(views) == {("1", "te1", "2", "te3"): seen("1", "te1", "2", "te3")}
+
+
+def test_an_lldp_neighbour_named_by_sysname_only_and_its_port_by_description():
+    near = Neighbour("te2", "not-a-known-chassis", "17", False, "te4", "SW-Two")  # sysName in another case
+    views = {"5": switch(5, "sw-five", neighbours=[near]), "2": switch(2, "sw-two")}
+    assert list(links.lldp_links(views)) == [("2", "te4", "5", "te2")]  # stored lower id first
+
+
+def test_a_port_named_by_its_mac_identifies_the_switch_and_the_port():
+    near = Neighbour("te4", "", "02:00:00:00:02:03", True, "uplink", "")  # no chassis id, no name: only the MAC
+    views = {"1": switch(1, "sw-one", neighbours=[near]), "2": switch(2, "sw-two")}
+    assert list(links.lldp_links(views)) == [("1", "te4", "2", "te3")]
+
+
+def test_both_ends_saying_so_is_one_link_and_strangers_or_ambiguous_names_are_none():
+    one = switch(1, "sw-one", neighbours=[
+        Neighbour("te1", "02:00:00:00:02:00", "te2", False, "", "sw-two"),
+        Neighbour("te2", "aa:bb:cc:dd:ee:ff", "Gi0/1", False, "", "unmonitored"),  # nobody we poll
+        Neighbour("te3", "", "x", False, "", "twin"),  # two monitored devices answer to this sysName
+    ])  # fmt: skip
+    two = switch(2, "sw-two", neighbours=[Neighbour("te2", "02:00:00:00:01:00", "te1", False, "", "sw-one")])
+    views = {"1": one, "2": two, "3": switch(3, "twin"), "4": switch(4, "twin")}
+    assert list(links.lldp_links(views)) == [("1", "te1", "2", "te2")]
+
+
+def test_a_far_port_named_only_by_a_silent_switch_gives_way_to_the_far_switchs_own_name_for_it():
+    """sw-one names the far port "Te 1/0/2" (not a port name of sw-two); sw-two's own LLDP names both ends."""
+    one = switch(1, "sw-one", neighbours=[Neighbour("te1", "02:00:00:00:02:00", "7", False, "Te 1/0/2", "")])
+    two = switch(2, "sw-two", neighbours=[Neighbour("te2", "02:00:00:00:01:00", "te1", False, "", "")])
+    assert list(links.lldp_links({"1": one, "2": two})) == [("1", "te1", "2", "te2")]
+    # when sw-two is silent (known by its sysName only), sw-one's words are all there is: the link is still seen
+    silent = {"2": L2View(sys_name="sw-two", errors=["timeout"])}
+    one = switch(1, "sw-one", neighbours=[Neighbour("te1", "", "7", False, "Te 1/0/2", "sw-two")])
+    assert list(links.lldp_links({"1": one}, silent)) == [("1", "te1", "2", "Te 1/0/2")]
+
+
+def test_the_iscsi_paths_array_links_are_links_of_the_map():
+    """An array (id 9) whose port MAC an edge switch (id 3) learned on te2: the path's rule, the map's link."""
+    array = L2View(ports={1: L2Port(1, "eth0", "00:09:8a:07:00:01")}, sys_name="eql")
+    edge = switch(3, "sw-edge")
+    edge.fdb = [FdbEntry("00:09:8a:07:00:01", "te2", 100)]
+    found = links.path_links(find_paths({"9": array}, {"3": edge}))
+    assert found == {("3", "te2", "9", "eth0"): links.Seen(("3", "te2", "9", "eth0"), {"fdb"})}
+
+
+@pytest.mark.django_db
+def test_rows_keep_first_seen_a_vanished_link_is_gone_and_a_silent_ends_is_untouched():
+    one, two, three = (Device.objects.create(name=f"sw-{n}", host="127.0.0.1", community="x") for n in range(3))
+    ids = [str(d.pk) for d in (one, two, three)]
+    first = {s.key: s for s in (seen(ids[0], "te1", ids[1], "te1"), seen(ids[1], "te2", ids[2], "te2", "fdb"))}
+    assert links.store(first, [one.pk, two.pk, three.pk], T0) == 2
+    t1 = T0 + timedelta(days=1)
+    links.store(first, [one.pk, two.pk, three.pk], t1)  # seen again: first seen kept
+    rows = {(r.a_id, r.b_id): r for r in Link.objects.all()}
+    assert Link.objects.count() == 2
+    kept = rows[(one.pk, two.pk)]
+    assert (kept.first_seen, kept.last_seen, kept.via_lldp, kept.via_fdb, kept.gone) == (T0, t1, True, False, False)
+    t2 = t1 + timedelta(days=1)
+    links.store({}, [one.pk, two.pk], t2)  # nothing seen; sw-2 did not answer
+    rows = {(r.a_id, r.b_id): r for r in Link.objects.all()}
+    gone, held = rows[(one.pk, two.pk)], rows[(two.pk, three.pk)]
+    assert (gone.last_seen, gone.checked_at, gone.gone) == (t1, t2, True)  # both ends answered: gone, not deleted
+    assert (held.last_seen, held.checked_at, held.gone) == (t1, t1, False)  # its silent end proves nothing
+    links.store(first, [one.pk, two.pk, three.pk], t2 + timedelta(days=1))  # back: the same row, seen again
+    back = Link.objects.get(a=one, b=two)
+    assert (back.pk, back.first_seen, back.gone) == (gone.pk, T0, False)
+
+
+def core(uplink: bool = True) -> fleet.SimDevice:
+    """sw-core (community core, or core-cut without the cable): its 1/xg1 LLDP neighbour is sw-edge's 1/xg1, named
+    by that port's MAC, with sw-edge's chassis MAC and sysName."""
+    ports = [fleet.SimPort(n, f"1/xg{n}", speed_bps=10_000_000_000, mac=f"00:1e:c9:aa:01:{n:02x}") for n in (1, 2)]
+    cable = [fleet.Attached(1, "00:1e:c9:00:01:01", "sw-edge", "1/xg1", "00:1e:c9:00:00:00")] if uplink else []
+    extra = fleet.l2_records(ports, cable, "00:1e:c9:aa:00:00", "sw-core", True, True)
+    community = "core" if uplink else "core-cut"
+    return fleet.SimDevice(community, "PowerConnect 8024", "1.3.6.1.4.1.674.10895.3024", "sw-core", ports, extra)
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """The demo's array cabled to sw-edge (1/g7..1/g10), sw-edge's 1/xg1 cabled to sw-core's 1/xg1."""
+    root = tmp_path_factory.mktemp("links")
+    array = fleet.equallogic_array()
+    edge = fleet.powerconnect_6248("edge", "sw-edge", busy=False, attached=fleet.array_attachments(array))
+    for device in (edge, array, core(), core(uplink=False)):
+        device.write(root / "data")
+    port = free_udp_port()
+    process = services.start_snmpsim(root / "data", port, root / "log", name="snmpsim-links")
+    yield port
+    process.stop()
+
+
+@pytest.mark.django_db
+def test_the_daily_read_stores_links_keeps_a_silent_ends_and_marks_a_cut_one_gone(lab):
+    common = {"host": "127.0.0.1", "port": lab, "timeout_s": 2}
+    array = Device.objects.create(name="eql", community="eql", profile="dell-equallogic", **common)
+    edge = Device.objects.create(name="sw-edge", community="edge", sys_name="sw-edge", **common)
+    core_switch = Device.objects.create(name="sw-core", community="core", **common)
+    summary = refresh_paths()
+    assert summary.problems == [] and summary.topology == 5
+    ends = {(r.a.name, r.a_port, r.b.name, r.b_port): (r.via_lldp, r.via_fdb) for r in Link.objects.all()}
+    assert ends == {
+        **{("eql", f"eth{n}", "sw-edge", f"1/g{7 + n}"): (True, True) for n in range(4)},  # eql was created first
+        ("sw-edge", "1/xg1", "sw-core", "1/xg1"): (True, False),
+    }
+    uplink = Link.objects.get(a=edge, b=core_switch)
+
+    Device.objects.filter(pk=edge.pk).update(port=free_udp_port(), timeout_s=0.3, retries=0)  # sw-edge stops
+    summary = refresh_paths()
+    assert any(p.startswith("sw-edge:") for p in summary.problems)
+    assert summary.topology == 1  # sw-core still sees sw-edge (known by its sysName) on its 1/xg1
+    assert not any(link.gone for link in Link.objects.all())  # the array's links: not checked, not gone
+    assert Link.objects.get(a=array, a_port="eth0").last_seen < Link.objects.get(pk=uplink.pk).last_seen
+
+    Device.objects.filter(pk=edge.pk).update(port=lab, timeout_s=2, retries=1)
+    Device.objects.filter(pk=core_switch.pk).update(community="core-cut")  # the cable is pulled
+    summary = refresh_paths()
+    assert summary.problems == [] and summary.topology == 4
+    cut = Link.objects.get(pk=uplink.pk)
+    assert cut.gone and cut.first_seen == uplink.first_seen and cut.last_seen < cut.checked_at
+    assert Link.objects.count() == 5 and sum(link.gone for link in Link.objects.all()) == 1
