@@ -1,5 +1,6 @@
 """Device strings carrying markup and script, polled from a real agent, render as text everywhere a user meets
-them: every page in a real Chromium (no script runs, no element is injected) and the alert mail."""
+them: every page in a real Chromium (no script runs, no element is injected; the map's link panel too) and the alert
+mail."""
 
 from __future__ import annotations
 
@@ -119,6 +120,22 @@ def test_device_strings_render_as_text_everywhere(hostile_agent, clean_backends,
         page.mouse.move(box["x"] + box["width"] * 0.9, box["y"] + box["height"] / 2)  # a tooltip with the names
         page.wait_for_timeout(300)
         assert page.evaluate("window.__xss") is None
+
+        from django.utils import timezone
+
+        from monitor.topology.models import Link
+
+        now = timezone.now()
+        peer = Device.objects.create(name="peer", host="127.0.0.1", community="x")
+        link = Link.objects.create(a=device, a_port=PORT_NAME, b=peer, b_port=ALIAS, first_seen=now, last_seen=now,
+                                   checked_at=now, via_lldp=True)  # fmt: skip
+        page.goto(f"{live_server.url}/map/?range=1h")  # the link's panel names both ports, as text
+        page.wait_for_selector("#map[data-drawn]")
+        where = page.evaluate(f"window.MonitorMap.edgeAt({link.pk})")
+        page.mouse.click(where["x"], where["y"])
+        page.wait_for_selector(f"#map-detail[data-edge='{link.pk}']")
+        assert PORT_NAME in page.inner_text("#map-detail") and ALIAS in page.inner_text("#map-detail")
+        assert page.evaluate("window.__xss") is None and page.evaluate(INJECTED_ELEMENTS) is False
     assert dialogs == []
 
     mail.outbox.clear()
