@@ -171,6 +171,15 @@ def test_bad_parameters_are_refused_with_what_is_wrong(admin_user, params, field
     assert said in str(answer.json()[field])
 
 
+@pytest.mark.parametrize("tree", ["core", "\u00b2", "\uff11", " 1", "9" * 30])
+def test_the_map_page_refuses_a_tree_that_is_no_id_with_a_400(admin_user, tree):
+    """'²' passes str.isdigit() and int() raises on it: the page answered 500 (now parse_id, as every view)."""
+    client = Client()
+    client.force_login(admin_user)
+    answer = client.get("/map/", {"tree": tree})
+    assert answer.status_code == 400 and b"a graph tree's id" in answer.content
+
+
 def test_the_map_needs_a_signed_in_user():
     assert Client().get("/api/map/").status_code in (401, 403)
     assert Client().get("/map/").status_code == 302

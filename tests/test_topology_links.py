@@ -74,6 +74,10 @@ def test_a_far_port_named_only_by_a_silent_switch_gives_way_to_the_far_switchs_o
     silent = {"2": L2View(sys_name="sw-two", errors=["timeout"])}
     one = switch(1, "sw-one", neighbours=[Neighbour("te1", "", "7", False, "Te 1/0/2", "sw-two")])
     assert list(links.lldp_links({"1": one}, silent)) == [("1", "te1", "2", "Te 1/0/2")]
+    # ...but where the link was stored from a read both ends answered, that row is the one seen: an outage of sw-two
+    # adds no second row for the cable (which would show as gone once sw-two answers again)
+    stored = {("1", "te1", "2"): ("1", "te1", "2", "te2"), ("2", "te2", "1"): ("1", "te1", "2", "te2")}
+    assert list(links.lldp_links({"1": one}, silent, stored)) == [("1", "te1", "2", "te2")]
 
 
 def test_the_iscsi_paths_array_links_are_links_of_the_map():

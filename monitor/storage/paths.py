@@ -98,7 +98,8 @@ def _record_links(summary, found: list[Link], switch_views: dict, silent: dict, 
     """The links between devices the map draws (monitor/topology/links.py), from the switches' LLDP and the arrays'
     paths: a failure here is logged and fails nothing else."""
     try:
-        seen = links.merged(links.lldp_links(switch_views, silent), links.path_links(found))
+        known = links.stored_ends(silent)
+        seen = links.merged(links.lldp_links(switch_views, silent, known), links.path_links(found))
         summary.topology = links.store(seen, answered, now)
     except Exception as exc:
         log.warning("paths: links not recorded: %s", type(exc).__name__, exc_info=True)

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
+from django.db.models import Q
+
 from collectors.topology import L2View, Neighbour
 from monitor.topology.edges import identity
 from monitor.topology.models import Link
@@ -45,9 +47,13 @@ def normalised(a: str, a_port: str, b: str, b_port: str) -> Key:
     return (a, a_port, b, b_port) if (int(a), a_port) <= (int(b), b_port) else (b, b_port, a, a_port)
 
 
-def lldp_links(switches: dict[str, L2View], silent: dict[str, L2View] | None = None) -> dict[Key, Seen]:
+def lldp_links(
+    switches: dict[str, L2View], silent: dict[str, L2View] | None = None, known: dict[tuple, Key] | None = None
+) -> dict[Key, Seen]:
     """Every link an answering switch's LLDP neighbour table shows to another monitored device (`switches`, or a
-    `silent` one known by what it said), the far port named by the far device's own port names where it can be."""
+    `silent` one known by what it said), the far port named by the far device's own port names where it can be;
+    towards a silent device whose port the neighbour's words do not name, the stored link from the same near port
+    to it (`known`, from `stored_ends`) where there is one, so an outage adds no second row for one cable."""
     owners: dict[str, set[str]] = defaultdict(set)  # identity -> the devices it names (linear, not N x N)
     views = {**(silent or {}), **switches}
     for name, view in views.items():
@@ -60,6 +66,10 @@ def lldp_links(switches: dict[str, L2View], silent: dict[str, L2View] | None = N
             if far is None:
                 continue
             far_port, resolved = far_port_of(neighbour, views[far])
+            stored = (known or {}).get((name, neighbour.local_port[:255], far)) if far in (silent or {}) else None
+            if not resolved and stored is not None:
+                claims.append((stored, name, neighbour.local_port, True))
+                continue
             claims.append((normalised(name, neighbour.local_port, far, far_port), name, neighbour.local_port, resolved))
     tied: dict[tuple[str, str], set[str]] = defaultdict(set)  # a port -> the devices a named far port ties it to
     for key, _, _, resolved in claims:
@@ -99,6 +109,18 @@ def far_port_of(neighbour: Neighbour, far: L2View) -> tuple[str, bool]:
         if text in names:
             return text, True
     return neighbour.port_desc or neighbour.port_id, False
+
+
+def stored_ends(devices: Iterable[str]) -> dict[tuple[str, str, str], Key]:
+    """{(device, its port, the device at the other end): the stored link} of the links with an end in `devices`."""
+    ids = [int(d) for d in devices]
+    rows = Link.objects.filter(Q(a_id__in=ids) | Q(b_id__in=ids)).values_list("a_id", "a_port", "b_id", "b_port")
+    ends: dict[tuple[str, str, str], Key] = {}
+    for a, a_port, b, b_port in rows:
+        key = (str(a), a_port, str(b), b_port)
+        ends[(key[0], a_port, key[2])] = key
+        ends[(key[2], b_port, key[0])] = key
+    return ends
 
 
 def path_links(found: Iterable[PathFound]) -> dict[Key, Seen]:

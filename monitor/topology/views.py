@@ -12,6 +12,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from monitor.core.csvcells import neutral_cell
+from monitor.core.ids import parse_id
 from monitor.graphs.access import access_for
 from monitor.graphs.viewhelpers import range_context
 from monitor.topology.inventory import DAYS, unused
@@ -23,9 +24,10 @@ def network_map(request: HttpRequest) -> HttpResponse:
     """The live map (static/js/map.js draws it from GET /api/map/); `tree=<id>` for one readable tree's devices."""
     tree = None
     if request.GET.get("tree"):
-        if not request.GET["tree"].isdigit() or len(request.GET["tree"]) > 18:
+        tree_id = parse_id(request.GET["tree"])
+        if tree_id is None:
             return HttpResponse("tree must be a graph tree's id", status=400, content_type="text/plain")
-        tree = get_object_or_404(access_for(request).trees(), pk=int(request.GET["tree"]))
+        tree = get_object_or_404(access_for(request).trees(), pk=tree_id)
     return render(request, "topology/map.html", {"tree": tree, **range_context(request)})
 
 
@@ -42,9 +44,10 @@ def unused_ports(request: HttpRequest) -> HttpResponse:
         return HttpResponse(f"days must be one of {', '.join(map(str, DAYS))}", status=400, content_type="text/plain")
     device = None
     if request.GET.get("device"):
-        if not request.GET["device"].isdigit():
+        device_id = parse_id(request.GET["device"])
+        if device_id is None:
             return HttpResponse("device must be a device id", status=400, content_type="text/plain")
-        device = get_object_or_404(devices, pk=int(request.GET["device"]))
+        device = get_object_or_404(devices, pk=device_id)
         devices = devices.filter(pk=device.pk)
     now = timezone.now()
     rows = unused(devices, days, now)
