@@ -118,12 +118,18 @@ DATABASES = {
     "default": dj_database_url.parse(env("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.sqlite3'}"), conn_max_age=60)
 }
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
-    # Workers, beat, the receivers and the web server share the file. IMMEDIATE transactions take the write lock
-    # when they begin, so a writer waits its turn (up to the timeout) instead of failing at once with "database is
-    # locked", which SQLite answers without waiting to a transaction that read first and then wants to write while
-    # another holds the lock (docs/reliability.md). WAL mode is left out: in the full suite, connections then failed
-    # with "disk I/O error" at `PRAGMA journal_mode=WAL` (twice, the cause not found yet).
-    DATABASES["default"].setdefault("OPTIONS", {}).update(timeout=20, transaction_mode="IMMEDIATE")
+    # Workers, beat, the receivers and the web server share the file. WAL lets readers go on while one process
+    # writes; IMMEDIATE transactions take the write lock when they begin, so a writer waits its turn (up to the
+    # timeout) instead of failing at once with "database is locked", which SQLite answers without waiting to a
+    # transaction that read first and then wants to write while another holds the lock (docs/reliability.md).
+    # A file in WAL mode is copied with SQLite's backup (`sqlite3 db.sqlite3 ".backup copy.sqlite3"`), never by
+    # copying the file alone: what the -wal file holds would be missing. No code opens the file with open() in a
+    # process that has it open through SQLite: closing that descriptor drops SQLite's POSIX locks too.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        timeout=20,
+        transaction_mode="IMMEDIATE",
+        init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    )
     DATABASES["default"]["CONN_MAX_AGE"] = 60  # a worker reopening the file for every task costs more than its poll
     if env("MONITOR_TEST_DATABASE", ""):
         DATABASES["default"]["TEST"] = {"NAME": env("MONITOR_TEST_DATABASE")}

@@ -281,6 +281,7 @@ def test_a_database_on_a_full_disk_gives_a_clear_error_and_the_samples_still_rea
     # Other processes (the web server, the receivers) hold the file open, as in production: its -wal and -shm
     # files exist before the disk fills, so reads go on and only writes fail.
     holder = sqlite3.connect(full_db)
+    assert holder.execute("PRAGMA journal_mode").fetchone() == ("wal",)
     holder.execute("SELECT count(*) FROM monitor_device").fetchone()
     try:
         disk.fill()

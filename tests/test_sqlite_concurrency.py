@@ -91,3 +91,31 @@ def test_admin_saves_succeed_while_pollers_and_receivers_write(agent, clean_back
         trapd.stop()
     assert statuses == [302] * SAVES
     assert Event.objects.filter(device__name="trapper", source="trap").count() == sent[0], dict(trapd.counts.totals)
+
+
+def test_pages_read_while_another_process_holds_an_exclusive_write(admin_client, db_file):
+    """WAL mode: a reader never waits for a writer. In SQLite's default journal mode an EXCLUSIVE transaction (what a
+    writer takes to commit) locks readers out, so a page answered "database is locked" after the busy timeout."""
+    import sqlite3
+
+    from django.db import connection
+
+    Device.objects.create(name="read-me", host="127.0.0.1", community="switch", poll_interval_s=3600)
+    connection.close()
+    assert connection.cursor().execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    connection.close()
+    options = connection.settings_dict["OPTIONS"]
+    options["timeout"] = 0.5  # a reader that waited would fail in half a second
+    writer = sqlite3.connect(db_file, isolation_level=None)
+    writer.execute("BEGIN EXCLUSIVE")
+    writer.execute("UPDATE monitor_device SET name = 'renamed' WHERE name = 'read-me'")
+    try:
+        page = admin_client.get("/admin/monitor/device/")
+        names = list(Device.objects.values_list("name", flat=True))
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+        connection.close()
+        options["timeout"] = 20
+    assert page.status_code == 200 and "read-me" in page.content.decode()
+    assert names == ["read-me"]  # what was committed, not the writer's uncommitted change
