@@ -13,9 +13,10 @@ from django.utils import timezone
 from monitor.alerts import engine, scopes
 from monitor.alerts.channels import queue as queue_deliveries
 from monitor.alerts.models import AlertState, Event, Rule
-from monitor.alerts.rules import ARRAY_HEALTH, EVENT, METRICS, comparable, observe
+from monitor.alerts.rules import ARRAY_HEALTH, EVENT, METRICS, NOT_ANSWERING, comparable, observe
 from monitor.devices.profiles import registry
 from monitor.polling.signals import PollEvent
+from monitor.topology import dependencies
 
 log = logging.getLogger(__name__)
 
@@ -42,13 +43,26 @@ def evaluate_many(polls: list[PollEvent], now: datetime | None = None) -> int:
     rows = AlertState.objects.filter(rule__in=found.rules, device__in=[poll.device.pk for poll in polls])
     for row in rows:
         states.setdefault((row.rule_id, row.device_id), {})[row.instance] = row
+    held = _held(polls, found.rules)
     queued = 0
     for poll in polls:
         muted = found.in_maintenance(poll.device)
         for rule in found.rules_for(poll.device):
+            if rule.metric == NOT_ANSWERING and poll.device.pk in held:
+                continue  # unreachable, its upstream device down: that one alerts; this one waits (docs/topology.md)
             known = states.get((rule.pk, poll.device.pk), {})
             queued += _evaluate_rule(rule, poll, known, now, muted)
     return queued
+
+
+def _held(polls: list[PollEvent], rules: list[Rule]) -> dict[int, int]:
+    """The failing devices of the batch behind a device that does not answer either (this batch's outcomes
+    counted): device id -> that device's id. Their "not answering" rules wait until it answers again."""
+    failing = [poll.device.pk for poll in polls if poll.error]
+    if not failing or not any(rule.metric == NOT_ANSWERING for rule in rules):
+        return {}
+    down = dependencies.down_ids(set(failing), {poll.device.pk for poll in polls if not poll.error})
+    return dependencies.unreachable(failing, down, dependencies.parents())
 
 
 def _evaluate_rule(rule: Rule, poll: PollEvent, known: dict[str, AlertState], now: datetime, muted: bool) -> int:

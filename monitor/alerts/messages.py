@@ -13,7 +13,8 @@ from django.utils import timezone
 
 from monitor.alerts.rules import EVENT, METRICS, NOT_ANSWERING, format_value
 from monitor.events.kinds import KINDS
-from monitor.models import Interface
+from monitor.models import Device, Interface
+from monitor.topology import dependencies
 
 HEADLINES = {
     "fire": "FIRING",
@@ -90,8 +91,22 @@ def context(event) -> dict:
         "link": graph_link(event),
         "flap_window": duration_text(settings.ALERTS_FLAP_WINDOW_S),
         "flap_changes": settings.ALERTS_FLAP_CHANGES,
+        "behind": _unreachable_behind(event) if unreachable_counted(rule, event) else [],
         **_event_rule(event),
     }
+
+
+def unreachable_counted(rule, event) -> bool:
+    return rule.metric == NOT_ANSWERING and event.kind in ("fire", "repeat")
+
+
+def _unreachable_behind(event) -> list[str]:
+    """The names of the devices behind a device that stopped answering which do not answer either: their own
+    alerts wait (monitor/alerts/evaluator.py), so this mail is the one that counts them."""
+    behind = dependencies.behind(event.device_id, dependencies.parents())
+    down = dependencies.down_ids() & set(behind)
+    names = dict(Device.objects.filter(pk__in=down).values_list("pk", "name"))
+    return [names[pk] for pk in behind if pk in names]
 
 
 def _event_rule(event) -> dict:

@@ -15,7 +15,9 @@ def summary(ctx: dict) -> str:
 
 def detail(ctx: dict) -> str:
     if ctx["not_answering"]:
-        return f"{ctx['target']} has not answered for {ctx['polls']} polls."
+        behind = ctx.get("behind") or []
+        also = f" {len(behind)} device(s) behind it do not answer either: {', '.join(behind[:20])}." if behind else ""
+        return f"{ctx['target']} has not answered for {ctx['polls']} polls.{also}"
     held = f" for {ctx['duration']}" if ctx["duration"] else ""
     return f"{ctx['metric_label']} is {ctx['value']}, {ctx['comparison']} {ctx['level']}{held}."
 
@@ -39,6 +41,7 @@ def webhook(event) -> dict:
         "since": event.since.isoformat() if event.since else None,
         "at": event.created_at.isoformat(),
         "link": ctx["link"],
+        "unreachable_behind": ctx.get("behind") or [],
     }
 
 

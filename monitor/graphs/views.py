@@ -22,7 +22,7 @@ from monitor.models import Device, Graph, Interface
 from monitor.polling import backoff
 from monitor.timeseries import top
 from monitor.timeseries.templates import TEMPLATES
-from monitor.topology import hosts
+from monitor.topology import dependencies, hosts
 
 log = logging.getLogger(__name__)
 TOP = 10  # rows per ranking on the home page
@@ -121,6 +121,7 @@ def device_detail(request: HttpRequest, device_id: int) -> HttpResponse:
         "retry_every_s": backoff.retry_every_s(services.redis_client(), device.pk, device.poll_interval_s),
         "tree_places": device.tree_nodes.filter(tree__in=access.trees()).select_related("tree", "parent"),
         "first_graphs_url": first_screen(request, [card for _, items in groups for card in items]),
+        "dependencies": dependencies.for_page(device, access.devices()),
         **range_context(request),
     }
     return render(request, "monitor/device.html", context)

@@ -97,3 +97,32 @@ class MapPlace(models.Model):
 
     def __str__(self) -> str:
         return f"{self.device} at ({self.x:g}, {self.y:g}) for {self.user}"
+
+
+class Upstream(models.Model):
+    """The admin's word on which device the poller reaches a device through (monitor/topology/dependencies.py):
+    a chosen parent, or none (the poller reaches it directly). Devices without a row get theirs from the links."""
+
+    device = models.OneToOneField(Device, on_delete=models.CASCADE, related_name="upstream_override")
+    parent = models.ForeignKey(
+        Device,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="The device the poller reaches it through; empty: the poller reaches it directly.",
+    )
+
+    class Meta:
+        ordering = ["device"]
+        verbose_name = "upstream device"
+        verbose_name_plural = "upstream devices (dependencies)"
+
+    def clean(self) -> None:
+        from django.core.exceptions import ValidationError
+
+        if self.parent_id is not None and self.parent_id == self.device_id:
+            raise ValidationError({"parent": "A device cannot be its own upstream device."})
+
+    def __str__(self) -> str:
+        return f"{self.device} through {self.parent or 'the poller directly'}"
