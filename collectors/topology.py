@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from collectors.arp import ArpEntry, read_arp
+from collectors.portfacts import PortFacts, read_port_facts
 from collectors.sessions import Session
 from collectors.snmptypes import SnmpError, SnmpValue
 from collectors.tags import tag_value
@@ -88,6 +89,8 @@ class L2View:
     arp: list[ArpEntry] = field(default_factory=list)  # IP-MIB: the IP addresses it resolved (collectors/arp.py)
     errors: list[str] = field(default_factory=list)
     arp_errors: list[str] = field(default_factory=list)  # apart: a cache that did not answer fails no layer-2 view
+    facts: dict[str, PortFacts] = field(default_factory=dict)  # by port name (collectors/portfacts.py)
+    facts_errors: list[str] = field(default_factory=list)  # apart too: the inventory's, not the links'
 
     def port_by_mac(self) -> dict[str, str]:
         found: dict[str, str] = {}
@@ -132,6 +135,10 @@ async def read_l2(session: Session, fdb: bool = True, lldp: bool = True, arp: bo
         await _read_lldp(session, view)
     if arp:
         view.arp, view.arp_errors = await read_arp(session)
+    if fdb:
+        view.facts, view.facts_errors = await read_port_facts(
+            session, {p.if_index: p.name for p in view.ports.values()}
+        )
     return view
 
 

@@ -18,6 +18,7 @@ urlpatterns = [
     path("metrics", health_views.prometheus, name="metrics"),
     path("search/", views.search, name="search"),
     path("ports/unused/", topology_views.unused_ports, name="unused-ports"),
+    path("ports/", topology_views.port_inventory, name="port-inventory"),
     path("map/", topology_views.network_map, name="map"),
     path("devices/<int:device_id>/", views.device_detail, name="device"),
     path("graphs/<int:graph_id>/", views.graph_detail, name="graph"),

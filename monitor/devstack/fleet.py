@@ -20,6 +20,7 @@ SYS = "1.3.6.1.2.1.1"
 IF_TABLE = "1.3.6.1.2.1.2.2.1"
 IFX_TABLE = "1.3.6.1.2.1.31.1.1.1"
 DOT3_PAUSE = "1.3.6.1.2.1.10.7.10.1"
+DOT3_STATS = "1.3.6.1.2.1.10.7.2.1"
 # The demo's hourly storage spike: 5 minutes from 20 past every hour (the array's latency and the switch port
 # on its path together; tests move it with the control file's "pulse").
 SPIKE = (3600, 1200, 300)
@@ -56,6 +57,8 @@ class SimPort:
     pulse_out_discards: float = 0.0  # frames/s discarded outbound during the burst
     pulse_in_pause: float = 0.0  # pause frames/s received during the burst
     pause: bool = False  # serves EtherLike-MIB dot3PauseTable
+    admin_up: bool = True  # IF-MIB ifAdminStatus
+    duplex: str = "full"  # EtherLike-MIB dot3StatsDuplexStatus: "full", "half", or "" (not served)
 
 
 @dataclass(frozen=True)
@@ -96,7 +99,8 @@ class SimDevice:
                 (f"{IF_TABLE}.3.{i}", "2", "6"),
                 (f"{IF_TABLE}.5.{i}", "66", str(min(p.speed_bps, 4_294_967_295))),
                 *([(f"{IF_TABLE}.6.{i}", "4x", p.mac.replace(":", ""))] if p.mac else []),
-                (f"{IF_TABLE}.7.{i}", "2", "1"),
+                (f"{IF_TABLE}.7.{i}", "2", "1" if p.admin_up else "2"),
+                *([(f"{DOT3_STATS}.19.{i}", "2", "3" if p.duplex == "full" else "2")] if p.duplex else []),
                 (f"{IF_TABLE}.8.{i}", "2", "1" if p.oper_up else "2"),
                 (f"{IF_TABLE}.10.{i}", "65:simdev", _counter(p.in_rate, p, 32, f"{p.name}-in")),
                 (f"{IF_TABLE}.16.{i}", "65:simdev", _counter(p.out_rate, p, 32, f"{p.name}-out", p.pulse_out_rate)),

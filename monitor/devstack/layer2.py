@@ -13,6 +13,8 @@ BRIDGE_ADDRESS = "1.3.6.1.2.1.17.1.1.0"
 BRIDGE_PORT_IFINDEX = "1.3.6.1.2.1.17.1.4.1.2"
 FDB = "1.3.6.1.2.1.17.4.3.1"
 QFDB = "1.3.6.1.2.1.17.7.1.2.2.1"
+PVID = "1.3.6.1.2.1.17.7.1.4.5.1.1"
+VLAN_STATIC = "1.3.6.1.2.1.17.7.1.4.3.1"  # .2 egress ports, .4 untagged ports (PortLists), by VLAN id
 LLDP_LOC = "1.0.8802.1.1.2.1.3"
 LLDP_REM = "1.0.8802.1.1.2.1.4.1.1"
 
@@ -41,6 +43,9 @@ def l2_records(
     if fdb:
         rows.append((BRIDGE_ADDRESS, "4x", chassis.replace(":", "")))  # dot1dBaseBridgeAddress: the chassis MAC
         rows += [(f"{BRIDGE_PORT_IFINDEX}.{p.index}", "2", str(p.index)) for p in ports]
+        rows += [(f"{PVID}.{p.index}", "66", str(vlan)) for p in ports]  # every port untagged in `vlan`
+        members = port_list([p.index for p in ports])
+        rows += [(f"{VLAN_STATIC}.2.{vlan}", "4x", members), (f"{VLAN_STATIC}.4.{vlan}", "4x", members)]
         for host in attached:
             index = _mac_index(host.mac)
             rows += [
@@ -75,6 +80,14 @@ def l2_records(
                 (f"{LLDP_REM}.9.{row}", "4", host.sys_name),
             ]
     return rows
+
+
+def port_list(ports: list[int]) -> str:
+    """A Q-BRIDGE-MIB PortList as hex: one bit a bridge port, the first octet's high bit port 1."""
+    bits = bytearray((max(ports, default=0) + 7) // 8)
+    for port in ports:
+        bits[(port - 1) // 8] |= 0x80 >> ((port - 1) % 8)
+    return bits.hex()
 
 
 def array_attachments(array: SimDevice, first_port: int = 7) -> list[Attached]:

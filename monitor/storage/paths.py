@@ -19,7 +19,7 @@ from monitor.devices.profiles import is_array
 from monitor.models import Device
 from monitor.storage.models import PathLink, PathRefresh
 from monitor.storage.pathfind import Link, find_paths, transit_ports
-from monitor.topology import hosts, links
+from monitor.topology import hosts, links, ports
 
 log = logging.getLogger(__name__)
 CONCURRENCY = 16
@@ -33,6 +33,7 @@ class RefreshSummary:
     kept: int = 0  # kept as last seen: learned from a device that did not answer this time
     hosts: int = 0  # MACs seen on switches' edge ports (monitor/topology/hosts.py)
     topology: int = 0  # links between monitored devices seen (monitor/topology/links.py)
+    ports: int = 0  # ports whose admin status, duplex and VLANs were read (monitor/topology/ports.py)
     problems: list[str] = field(default_factory=list)
 
 
@@ -73,6 +74,7 @@ def refresh_paths() -> RefreshSummary:
             )
     _record_hosts(summary, switches, views, switch_views, transit, now)
     _record_links(summary, found, switch_views, silent, {d.pk for d in devices if d not in failed}, now)
+    _record_ports(summary, switches, views, now)
     if summary.problems:
         log.warning("paths: %d problem(s): %s", len(summary.problems), "; ".join(summary.problems)[:2000])
     counts = (summary.arrays, summary.switches, summary.links, summary.kept, summary.hosts, summary.topology)
@@ -92,6 +94,18 @@ def _record_hosts(summary, switches: list[Device], views: dict, switch_views: di
     arp = [f"{d.name}: {problem}" for d in switches for problem in views[d].arp_errors]
     if arp:
         log.warning("paths: %d ARP cache(s) not read: %s", len(arp), "; ".join(arp)[:2000])
+
+
+def _record_ports(summary, switches: list[Device], views: dict, now) -> None:
+    """What each switch said of its ports (monitor/topology/ports.py): a failure here is logged and fails nothing
+    else; a switch whose port tables did not answer keeps what it said before."""
+    try:
+        summary.ports = ports.record({str(d.pk): views[d] for d in switches if views[d].facts}, now)
+    except Exception as exc:
+        log.warning("paths: port states not recorded: %s", type(exc).__name__, exc_info=True)
+    said = [f"{d.name}: {problem}" for d in switches for problem in views[d].facts_errors]
+    if said:
+        log.warning("paths: %d switch(es) did not say their ports' VLANs: %s", len(said), "; ".join(said)[:2000])
 
 
 def _record_links(summary, found: list[Link], switch_views: dict, silent: dict, answered: set[int], now) -> None:

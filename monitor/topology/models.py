@@ -126,3 +126,23 @@ class Upstream(models.Model):
 
     def __str__(self) -> str:
         return f"{self.device} through {self.parent or 'the poller directly'}"
+
+
+class PortState(models.Model):
+    """What a switch said of a port at the daily layer-2 read (collectors/portfacts.py): admin status, duplex, VLANs."""
+
+    device = models.ForeignKey(Device, on_delete=models.CASCADE, related_name="port_states")
+    port = models.CharField(max_length=255)
+    admin_up = models.BooleanField(null=True)
+    duplex = models.CharField(max_length=4, blank=True, default="", help_text='"full", "half", or "" unknown')
+    pvid = models.PositiveIntegerField(null=True, blank=True)
+    vlans = models.JSONField(default=list, blank=True, help_text="VLAN ids the port carries (egress member)")
+    untagged = models.JSONField(default=list, blank=True, help_text="Of which untagged")
+    read_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["device", "port"]
+        constraints = [models.UniqueConstraint(fields=["device", "port"], name="unique_port_state")]
+
+    def __str__(self) -> str:
+        return f"{self.device} {self.port}"

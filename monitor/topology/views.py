@@ -16,6 +16,7 @@ from monitor.core.ids import parse_id
 from monitor.graphs.access import access_for
 from monitor.graphs.viewhelpers import range_context
 from monitor.topology.inventory import DAYS, unused
+from monitor.topology.ports import PROBLEMS, inventory
 
 
 @login_required
@@ -63,3 +64,58 @@ def unused_ports(request: HttpRequest) -> HttpResponse:
     listed = [(row, row.days(now)) for row in rows]
     context = {"rows": listed, "days": days, "choices": DAYS, "device": device}
     return render(request, "topology/unused.html", context)
+
+
+@login_required
+@require_GET
+def port_inventory(request: HttpRequest) -> HttpResponse:
+    """Every port of the devices a reader may see, with admin status, duplex, VLANs and the other end of its link;
+    `device=<id>`, `problem=` (admin-down, half-duplex, mismatch, any), `vlan=<id>`; `format=csv` to export."""
+    visible = access_for(request).devices()
+    devices, device = visible, None
+    if request.GET.get("device"):
+        device_id = parse_id(request.GET["device"])
+        if device_id is None:
+            return HttpResponse("device must be a device id", status=400, content_type="text/plain")
+        device = get_object_or_404(visible, pk=device_id)
+        devices = visible.filter(pk=device.pk)
+    problem = request.GET.get("problem", "")
+    if problem and problem not in PROBLEMS and problem != "any":
+        choices = ", ".join([*PROBLEMS, "any"])
+        return HttpResponse(f"problem must be one of {choices}", status=400, content_type="text/plain")
+    vlan = parse_id(request.GET["vlan"]) if request.GET.get("vlan") else None
+    if request.GET.get("vlan") and (vlan is None or not 1 <= vlan <= 4094):
+        return HttpResponse("vlan must be a VLAN id, 1 to 4094", status=400, content_type="text/plain")
+    rows = inventory(devices, set(visible.values_list("pk", flat=True)))
+    counts = {key: sum(key in row.problems for row in rows) for key in PROBLEMS}
+    if problem:
+        rows = [row for row in rows if (row.problems if problem == "any" else problem in row.problems)]
+    if vlan is not None:
+        rows = [row for row in rows if row.state is not None and (vlan in row.state.vlans or row.state.pvid == vlan)]
+    if request.GET.get("format") == "csv":
+        return _inventory_csv(rows)
+    choices = [(key, label, counts[key]) for key, label in PROBLEMS.items()]
+    context = {"rows": rows, "device": device, "problem": problem, "vlan": vlan, "choices": choices}
+    return render(request, "topology/ports.html", context)
+
+
+def _inventory_csv(rows) -> HttpResponse:
+    answer = HttpResponse(content_type="text/csv; charset=utf-8")
+    answer["Content-Disposition"] = 'attachment; filename="ports.csv"'
+    out = csv.writer(answer)
+    out.writerow(["device", "port", "alias", "admin", "link", "speed_bps", "duplex", "pvid", "vlans", "untagged",
+                  "other_device", "other_port", "problems", "read_at"])  # fmt: skip
+    for row in rows:
+        state = row.state
+        other = row.other if row.other_visible else None
+        cells = [
+            row.device.name, row.port.name, row.port.alias,
+            "" if state is None or state.admin_up is None else ("up" if state.admin_up else "down"),
+            "" if row.port.oper_up is None else ("up" if row.port.oper_up else "down"),
+            row.port.speed_bps, state.duplex if state else "", state.pvid or "" if state else "",
+            " ".join(map(str, state.vlans)) if state else "", " ".join(map(str, state.untagged)) if state else "",
+            other[0].name if other else "", other[1].name if other and other[1] else "",
+            " ".join(row.problems), state.read_at.isoformat() if state else "",
+        ]  # fmt: skip
+        out.writerow([neutral_cell(cell) for cell in cells])
+    return answer
