@@ -61,7 +61,7 @@ def flush_redis(port: int) -> None:
 def main() -> int:
     var = Path(tempfile.mkdtemp(prefix="demo-page-"))
     ports = {"web": free_port(), "redis": free_port(), "influxdb": free_port()}
-    udp = {"snmp": free_udp_port(), "trap": free_udp_port(), "syslog": free_udp_port()}
+    udp = {"snmp": free_udp_port(), "campus-snmp": free_udp_port(), "trap": free_udp_port(), "syslog": free_udp_port()}
     argv = [sys.executable, "manage.py", "demo"] + [f"--{k}-port={v}" for k, v in {**ports, **udp}.items()]
     log = open(var / "demo.out", "w")  # noqa: SIM115 (open for the demo's lifetime)
     demo = subprocess.Popen(

@@ -57,10 +57,13 @@ def test_the_viewer_reads_the_demo_tree_with_both_devices_and_the_iscsi_aggregat
 
 def test_the_banner_names_both_logins_the_devices_and_the_receivers(stack_env):
     command = Command(stdout=io.StringIO())
-    command._opts = {"snmp_port": 1161, "trap_port": 1162, "syslog_port": 1514}
+    command._opts = {"snmp_port": 1161, "campus_snmp_port": 1163, "trap_port": 1162, "syslog_port": 1514}
     command._banner(8000, "adminpass", "/var/log/demo", ("viewer", "viewerpass"))
     text = command.stdout.getvalue()
     assert "admin / adminpass" in text and "viewer / viewerpass" in text
     for sim in fleet.demo_fleet():
         assert f"{sim.sys_name} at 127.0.0.1:1161 community {sim.community}" in text
+    for sim in fleet.campus_fleet():
+        assert f"{sim.sys_name} at 127.0.0.1:1163 community {sim.community}" in text
+    assert "manage.py demo_outage" in text
     assert "udp 127.0.0.1:1162" in text and "127.0.0.1:1514" in text

@@ -16,13 +16,15 @@ READER = "viewer"
 AGGREGATE = "iSCSI ports to the array (sum)"
 
 
-def ensure_tree(switch: Device, array: Device) -> Tree:
-    """The tree "Demo site": a "Network" header with the switch, a "Storage" header with the array (idempotent)."""
+def ensure_tree(switch: Device, array: Device, more_switches: list[Device] = ()) -> Tree:
+    """The tree "Demo site": a "Network" header with the switches, a "Storage" header with the array (idempotent)."""
     tree, _ = Tree.objects.get_or_create(name=TREE)
-    for position, (title, device) in enumerate((("Network", switch), ("Storage", array)), start=1):
+    placed = [("Network", switch), ("Storage", array), *(("Network", other) for other in more_switches)]
+    for title, device in placed:
         header, _ = TreeNode.objects.get_or_create(
-            tree=tree, parent=None, kind=TreeNode.Kind.HEADER, title=title, defaults={"position": position}
-        )
+            tree=tree, parent=None, kind=TreeNode.Kind.HEADER, title=title,
+            defaults={"position": 1 if title == "Network" else 2},
+        )  # fmt: skip
         place_device(device, header)
     return tree
 

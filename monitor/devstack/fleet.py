@@ -184,8 +184,13 @@ def powerconnect_6248(
     fdb: bool = True,
     lldp: bool = True,
     spike: tuple[int, int, int] | None = None,
+    mac_prefix: str = "00:1e:c9:00",
+    extra: list[tuple[str, str, str]] | None = None,
 ) -> SimDevice:
     """A Dell PowerConnect 6248: 48 gigabit ports 1/g1..1/g48, four 10G uplinks, traffic that breathes.
+
+    Its chassis MAC is `mac_prefix`:00:00, port n's `mac_prefix`:00:n and uplink n's `mac_prefix`:01:n; `extra`:
+    more records (an ARP cache).
 
     `attached`: hosts on its ports, served in its forwarding tables (`fdb`) and LLDP neighbours (`lldp`); with a
     `spike`, the first attached port carries a burst near line rate (96 %) with discards and pause frames then."""
@@ -205,7 +210,7 @@ def powerconnect_6248(
                 out_rate=base * 0.6,
                 amplitude=0.5 if busy and n != busy_port else 0.0,
                 period_s=900 + 60 * n,
-                mac=f"00:1e:c9:00:00:{n:02x}",
+                mac=f"{mac_prefix}:00:{n:02x}",
                 pause=True,
             )
         )
@@ -225,11 +230,12 @@ def powerconnect_6248(
                 out_rate=45_000_000.0 * n if busy else 0.0,
                 amplitude=0.3 if busy else 0.0,
                 period_s=1200,
-                mac=f"00:1e:c9:00:01:{n:02x}",
+                mac=f"{mac_prefix}:01:{n:02x}",
                 pause=True,
             )
         )
     extra = [
+        *(extra or []),
         ("1.3.6.1.4.1.674.10895.3000.1.2.100.1.0", "4", "PowerConnect 6248"),
         ("1.3.6.1.4.1.674.10895.5000.2.6132.1.1.1.1.4.1.0", "2", "23127"),
         ("1.3.6.1.4.1.674.10895.5000.2.6132.1.1.1.1.4.2.0", "2", "262144"),
@@ -239,8 +245,9 @@ def powerconnect_6248(
             "    5 Secs ( 12.4918%)   60 Secs ( 9.2271%)  300 Secs ( 8.2591%)",
         ),
     ]
-    servers = [Attached(n, f"00:50:56:00:00:{n:02x}") for n in range(1, 7)]  # VMware hosts' NICs, no LLDP
-    extra += l2_records(ports, servers + attached, "00:1e:c9:00:00:00", name, fdb, lldp)
+    own = mac_prefix.split(":")[-1]
+    servers = [Attached(n, f"00:50:56:{own}:00:{n:02x}") for n in range(1, 7)]  # VMware hosts' NICs, no LLDP
+    extra += l2_records(ports, servers + attached, f"{mac_prefix}:00:00", name, fdb, lldp)
     return SimDevice(
         community, "PowerConnect 6248, 3.3.7.3, VxWorks 6.5", "1.3.6.1.4.1.674.10895.3011", name, ports, extra
     )
@@ -389,3 +396,28 @@ def demo_fleet() -> list[SimDevice]:
     forwarding tables and LLDP tie those ports to the array, and whose 1/g7 is near line rate during the spike."""
     array = equallogic_array(breathing=True)
     return [powerconnect_6248(attached=array_attachments(array), spike=SPIKE), array]
+
+
+CORE_MACS, ACCESS_MACS = "00:1e:c9:10", "00:1e:c9:20"
+CAMPUS_HOSTS = 12  # servers on access2-demo's ports 1/g1..1/g12, with the addresses core-demo's ARP cache has
+
+
+def campus_fleet() -> list[SimDevice]:
+    """The demo's campus around its story pair (issue 42's map and dependencies): core-demo, its 1/xg1 cabled to
+    pc6248-demo's 1/xg1 and its 1/xg2 to access2-demo's 1/xg1 (LLDP both ways to access2-demo, from the core's side
+    to pc6248-demo), servers with MACs on access2-demo's edge ports and their IP addresses in the core's ARP cache."""
+    story = "00:1e:c9:00"  # pc6248-demo's (powerconnect_6248's default)
+    hosts = [Attached(n, f"00:50:56:21:00:{n:02x}") for n in range(1, CAMPUS_HOSTS + 1)]
+    arp = []
+    for host in hosts:
+        ip = f"10.20.0.{10 + host.switch_port}"
+        arp += [(f"1.3.6.1.2.1.4.22.1.2.50.{ip}", "4x", host.mac.replace(":", "")),
+                (f"1.3.6.1.2.1.4.22.1.4.50.{ip}", "2", "3")]  # fmt: skip
+    core = powerconnect_6248("core", "core-demo", mac_prefix=CORE_MACS, extra=arp, attached=[
+        Attached(49, f"{story}:01:01", "pc6248-demo", "1/xg1", f"{story}:00:00"),
+        Attached(50, f"{ACCESS_MACS}:01:01", "access2-demo", "1/xg1", f"{ACCESS_MACS}:00:00"),
+    ])  # fmt: skip
+    access = powerconnect_6248("access2", "access2-demo", mac_prefix=ACCESS_MACS, attached=[
+        Attached(49, f"{CORE_MACS}:01:02", "core-demo", "1/xg2", f"{CORE_MACS}:00:00"), *hosts,
+    ])  # fmt: skip
+    return [core, access]

@@ -13,7 +13,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from monitor.devstack import demoenv, demotree, fleet, services
+from monitor.devstack import campus, demoenv, demotree, fleet, services
 from monitor.devstack.processes import Process, StartError, wait_http
 
 
@@ -31,6 +31,12 @@ class Command(BaseCommand):
         parser.add_argument("--snmp-port", type=int, default=int(os.environ.get("DEMO_SNMP_PORT", 1161)))
         parser.add_argument("--trap-port", type=int, default=int(os.environ.get("DEMO_TRAP_PORT", 1162)))
         parser.add_argument("--syslog-port", type=int, default=int(os.environ.get("DEMO_SYSLOG_PORT", 1514)))
+        parser.add_argument(
+            "--campus-snmp-port",
+            type=int,
+            default=int(os.environ.get("DEMO_CAMPUS_SNMP_PORT", 1163)),
+            help="the campus switches' agent (core-demo, access2-demo)",
+        )
         parser.add_argument("--poll-interval", type=int, default=60, help="seconds between polls of demo devices")
         parser.add_argument("--history-days", type=int, default=30, help="days of history written at first start")
 
@@ -75,12 +81,7 @@ class Command(BaseCommand):
             settings.INFLUXDB_BUCKET,
             var / "influxdb" / "token",
         )
-        data_dir = var / "fleet" / "data"
-        for device in fleet.demo_fleet():
-            device.write(data_dir)
-        self.children.append(
-            services.start_snmpsim(data_dir, opts["snmp_port"], logs, control_file=var / "fleet" / "control.json")
-        )
+        self.children += campus.start_agents(var, opts["snmp_port"], opts["campus_snmp_port"], logs)
         redis_url = f"redis://127.0.0.1:{opts['redis_port']}/0"
         return {
             **services.influx_env(setup),
@@ -118,21 +119,10 @@ class Command(BaseCommand):
         return password
 
     def _ensure_demo_devices(self, opts) -> None:
-        from monitor.models import Device
+        from django.contrib.auth import get_user_model
 
-        for sim in fleet.demo_fleet():
-            Device.objects.get_or_create(
-                name=sim.sys_name,
-                defaults={
-                    "host": "127.0.0.1",
-                    "port": opts["snmp_port"],
-                    "snmp_version": "2c",
-                    "community": sim.community,
-                    "poll_interval_s": opts["poll_interval"],
-                    "timeout_s": 1.0,
-                    "retries": 1,
-                },
-            )
+        admin = get_user_model().objects.get(username="admin")
+        campus.ensure_devices(opts["snmp_port"], opts["campus_snmp_port"], opts["poll_interval"], admin)
 
     def _demo_tree(self, var: Path) -> tuple[str, str]:
         """The demo tree with both devices and a reader granted it; the aggregate of the array's switch ports is
@@ -141,7 +131,7 @@ class Command(BaseCommand):
 
         sims = fleet.demo_fleet()
         switch, array = (Device.objects.get(name=sim.sys_name) for sim in sims)
-        tree = demotree.ensure_tree(switch, array)
+        tree = demotree.ensure_tree(switch, array, campus.campus_devices())
         reader = demotree.ensure_reader(tree, var)
         ports = [f"1/g{a.switch_port}" for a in fleet.array_attachments(sims[1])]
 
@@ -225,8 +215,9 @@ class Command(BaseCommand):
 
     def _banner(self, port: int, password: str, logs: Path, reader: tuple[str, str]) -> None:
         devices = "; ".join(
-            f"{sim.sys_name} at 127.0.0.1:{self._opts['snmp_port']} community {sim.community}"
-            for sim in fleet.demo_fleet()
+            f"{sim.sys_name} at 127.0.0.1:{self._opts[key]} community {sim.community}"
+            for sims, key in ((fleet.demo_fleet(), "snmp_port"), (fleet.campus_fleet(), "campus_snmp_port"))
+            for sim in sims
         )
         self.stdout.write(
             self.style.SUCCESS(
@@ -236,6 +227,8 @@ class Command(BaseCommand):
                 f"  devices (SNMP v2c): {devices}\n"
                 f"  traps to udp 127.0.0.1:{self._opts['trap_port']}, "
                 f"syslog to udp/tcp 127.0.0.1:{self._opts['syslog_port']} (as either device's community)\n"
+                f"  one alert when a switch dies: `.venv/bin/python manage.py demo_outage` in another shell stops "
+                f"pc6248-demo and the array behind it for 5 minutes (mail at /alerts/mail/)\n"
                 f"  logs in {logs}; press Ctrl-C to stop everything\n"
             )
         )
