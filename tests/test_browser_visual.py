@@ -125,6 +125,7 @@ def pages(planted: dict) -> dict[str, str]:
         "pollers": "/pollers/?range=1d",
         "alerts": "/alerts/",
         "map": "/map/?range=1d",
+        "ports": "/ports/",
         "admin-device": f"/admin/monitor/device/{switch}/change/",
     }
 

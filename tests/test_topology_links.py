@@ -48,6 +48,19 @@ def test_an_lldp_neighbour_named_by_sysname_only_and_its_port_by_description():
     assert list(links.lldp_links(views)) == [("2", "te4", "5", "te2")]  # stored lower id first
 
 
+def test_a_sysname_alone_does_not_tie_a_cable_to_another_box_of_that_name():
+    """An unmonitored switch also called sw-two (a lab copy) says so by LLDP, with its own chassis MAC: not our sw-two,
+    whose MACs are known; a neighbour without a chassis MAC, or towards a silent sw-two known only by its name, is."""
+    twin = Neighbour("te2", "aa:bb:cc:00:00:01", "te3", False, "", "sw-two")
+    views = {"1": switch(1, "sw-one", neighbours=[twin]), "2": switch(2, "sw-two")}
+    assert links.lldp_links(views) == {}
+    unnamed = Neighbour("te2", "", "te3", False, "", "sw-two")
+    views = {"1": switch(1, "sw-one", neighbours=[unnamed]), "2": switch(2, "sw-two")}
+    assert list(links.lldp_links(views)) == [("1", "te2", "2", "te3")]
+    silent = {"2": L2View(sys_name="sw-two", errors=["timeout"])}
+    assert list(links.lldp_links({"1": switch(1, "sw-one", neighbours=[twin])}, silent)) == [("1", "te2", "2", "te3")]
+
+
 def test_a_port_named_by_its_mac_identifies_the_switch_and_the_port():
     near = Neighbour("te4", "", "02:00:00:00:02:03", True, "uplink", "")  # no chassis id, no name: only the MAC
     views = {"1": switch(1, "sw-one", neighbours=[near]), "2": switch(2, "sw-two")}

@@ -62,7 +62,7 @@ def lldp_links(
     claims: list[tuple[Key, str, str, bool]] = []  # (key, near device, near port, far port resolved)
     for name, view in switches.items():
         for neighbour in view.neighbours:
-            far = _far_device(neighbour, name, owners)
+            far = _far_device(neighbour, name, owners, views)
             if far is None:
                 continue
             far_port, resolved = far_port_of(neighbour, views[far])
@@ -84,18 +84,28 @@ def lldp_links(
     return found
 
 
-def _far_device(neighbour: Neighbour, near: str, owners: dict[str, set[str]]) -> str | None:
-    """The one monitored device (not `near`) a neighbour names: by chassis id, then its port MAC, then sysName."""
-    said = [
-        neighbour.chassis_id.lower(),
-        neighbour.port_id.lower() if neighbour.port_is_mac else "",
-        neighbour.sys_name.lower(),
-    ]
-    for text in said:
+def _far_device(neighbour: Neighbour, near: str, owners: dict[str, set[str]], views: dict[str, L2View]) -> str | None:
+    """The one monitored device (not `near`) a neighbour names: by chassis id, then its port MAC, then sysName. A
+    sysName alone does not name a device whose MACs are known and do not include the chassis MAC the neighbour gave:
+    that is another box of the same name (an unmonitored twin, a lab copy), not a cable to ours."""
+    chassis = neighbour.chassis_id.lower()
+    said = [chassis, neighbour.port_id.lower() if neighbour.port_is_mac else "", neighbour.sys_name.lower()]
+    for rank, text in enumerate(said):
         found = owners.get(text, set()) - {near} if text else set()
         if len(found) == 1:
-            return next(iter(found))
+            far = next(iter(found))
+            if rank == 2 and _other_box(chassis, views[far]):
+                return None
+            return far
     return None
+
+
+def _other_box(chassis: str, far: L2View) -> bool:
+    """The neighbour's chassis id is a MAC, the far device's own MACs are known, and it is none of them."""
+    if len(chassis) != 17 or chassis.count(":") != 5:
+        return False
+    known = identity(far) - {far.sys_name.lower()}
+    return bool(known) and chassis not in known
 
 
 def far_port_of(neighbour: Neighbour, far: L2View) -> tuple[str, bool]:
