@@ -11,11 +11,11 @@ from datetime import datetime
 
 from django.db.models import QuerySet
 
+from monitor.core.levels import NEAR_LINE_RATE_PCT
 from monitor.models import Device, Interface
 from monitor.storage.models import HeatmapLevels, PathLink
 from monitor.timeseries import storage as ts
 
-NEAR_LINE_RATE_PCT = 90.0  # a port whose busiest sample in the window reached this share of its speed
 VOLUME_FIELDS = ["read_latency_ms", "write_latency_ms", "read_iops", "write_iops"]
 COUNT_FIELDS = ["in_discards", "out_discards", "in_errors", "out_errors", "in_pause_pps", "out_pause_pps"]
 

@@ -12,6 +12,7 @@ from urllib.parse import urlencode
 from django.db.models import Count, QuerySet
 from django.urls import reverse
 
+from monitor.core.levels import NEAR_LINE_RATE_PCT
 from monitor.devices.profiles import is_array
 from monitor.events.query import in_window
 from monitor.models import Device, Graph, Interface
@@ -21,7 +22,7 @@ from monitor.topology.models import Link
 log = logging.getLogger(__name__)
 UNAVAILABLE = "the time-series database is not answering: utilisation is unavailable, the links are as known"
 WARNING_PCT = 80.0  # amber from the built-in port utilisation alert's level (monitor/alerts/defaults.py)
-PROBLEM_PCT = 90.0  # red from the iSCSI path page's "near line rate" (monitor/storage/pathdata.py)
+PROBLEM_PCT = NEAR_LINE_RATE_PCT  # red as on the iSCSI path page (monitor/core/levels.py)
 
 
 def level(peak_pct: float | None) -> str:
