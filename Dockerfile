@@ -43,4 +43,4 @@ RUN DJANGO_SECRET_KEY=collectstatic-only-not-a-secret python manage.py collectst
 
 USER monitor
 EXPOSE 8000
-CMD ["gunicorn", "monitor.wsgi", "-b", "0.0.0.0:8000", "--workers", "4"]
+CMD ["gunicorn", "monitor.wsgi", "-b", "0.0.0.0:8000", "--workers", "4", "--threads", "4"]

@@ -87,7 +87,9 @@ def main() -> int:
             demo.kill()
         log.close()
     met = all(
-        found[p][k]["first_screen_ms"] <= FIRST_SCREEN_MS and found[p][k]["every_graph_ms"] <= EVERY_GRAPH_MS
+        found[p][k]["first_screen_ms"] <= FIRST_SCREEN_MS
+        and found[p][k]["every_graph_ms"] <= EVERY_GRAPH_MS
+        and found[p][k]["graphs_in_view"] > 0  # else the first screen's mark times no graph
         for p in RANGES
         for k in ("cold", "warm")
     )
@@ -101,7 +103,7 @@ def main() -> int:
             print(
                 f"{preset} {kind}: first screen {t['first_screen_ms']:.0f} ms,"
                 f" every graph {t['every_graph_ms']:.0f} ms, percentiles {t['p95_ms']:.0f} ms,"
-                f" failed graphs {t['failed_graphs']}"
+                f" failed graphs {t['failed_graphs']}, graphs in the first screen {t['graphs_in_view']}"
             )
         print(f"{preset}: {found[preset]['graphs']} graphs, {found[preset]['json_bytes']} bytes of JSON a load")
     print(f"targets met: {met}; written to {path}")

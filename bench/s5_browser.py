@@ -32,6 +32,10 @@ IN_VIEW = (  # drawn, or showing why it could not be (counted apart as failed gr
     "|| f.dataset.loaded === 'error')"
 )
 FAILED = "document.querySelectorAll('figure.graph[data-loaded=\"error\"]').length"
+COUNT_IN_VIEW = (  # the graphs of the first screen (at the top of the page, before any scroll)
+    "[...document.querySelectorAll('figure.graph')].filter(f => { const b = f.getBoundingClientRect(); "
+    "return b.bottom > 0 && b.top < innerHeight; }).length"
+)
 ALL_DATA = (
     "document.querySelectorAll('figure.graph[data-loaded]').length === document.querySelectorAll('figure.graph').length"
 )
@@ -51,7 +55,18 @@ PERCENTILES = (
 def web_server(env: dict[str, str], log_dir: Path, workers: int = 4) -> tuple[Process, str]:
     """gunicorn serving monitor.wsgi as docker-compose.yml runs it."""
     port = free_port()
-    argv = [sys.executable, "-m", "gunicorn", "monitor.wsgi", "-b", f"127.0.0.1:{port}", "-w", str(workers)]
+    argv = [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "monitor.wsgi",
+        "-b",
+        f"127.0.0.1:{port}",
+        "-w",
+        str(workers),
+        "--threads",
+        "4",
+    ]
     process = Process("gunicorn", argv, log_dir / "bench-s5-gunicorn.log", env=env, cwd=REPO)
     wait_http(process, f"http://127.0.0.1:{port}/healthz")
     return process, f"http://127.0.0.1:{port}"
@@ -100,4 +115,5 @@ def _load(page, url: str) -> dict[str, float]:
         marks[name] = own.get(mark, marks["outside_" + name])
     marks["html_ms"] = own.get("html", 0.0)
     marks["failed_graphs"] = page.evaluate(FAILED)
+    marks["graphs_in_view"] = page.evaluate(COUNT_IN_VIEW)  # 0 would make the first screen's mark say nothing
     return marks

@@ -31,6 +31,7 @@ def device_alert_panel(context, device) -> dict:
         "messages": context.get("messages"),
         "perms": context.get("perms"),
         "defaults": [(key, spec.label, key in builtin_on) for key, spec in DEFAULTS.items()],
+        "defaults_on": len(set(DEFAULTS) & set(builtin_on)),
         "rules": Rule.objects.filter(device=device).order_by("name"),
         "states": AlertState.objects.filter(device=device)
         .exclude(state=AlertState.State.OK, flapping=False)
