@@ -67,6 +67,15 @@ def lab(tmp_path_factory):
     process.stop()
 
 
+def test_vendors_from_the_oui_and_none_for_a_made_up_address():
+    from monitor.topology.vendors import LOCAL, vendor
+
+    assert vendor("00:1e:c9:00:00:01") == "Dell Inc."
+    assert vendor("00:09:8a:07:00:01") == "EqualLogic Inc"
+    assert vendor("02:00:00:00:01:01") == vendor("fa:16:3e:00:00:01") == LOCAL  # the U/L bit: no OUI
+    assert vendor("zz:00:00:00:00:00") == ""
+
+
 def test_mac_notations():
     for text in ("00:50:56:0a:0b:0c", "00-50-56-0A-0B-0C", "0050.560a.0b0c", "0050560A0B0C", " 00:50:56:0a:0b:0c "):
         assert mac_of(text.strip()) == HOST
@@ -96,6 +105,7 @@ def test_a_host_is_found_on_its_edge_port_never_the_uplink_and_a_move_is_kept(
     assert answer.status_code == 200, answer.content
     body = answer.json()
     assert body["mac"] == HOST
+    assert body["vendor"] == "VMware, Inc."  # IEEE's registration of OUI 00:50:56, as Wireshark's list has it
     places = [(p["switch_name"], p["port"], p["vlan"]) for p in body["places"]]
     assert places == [("sw-edge", "1/g5", 100), ("sw-edge", "1/g3", 100)]  # where it is now, then where it was
     moved, old = body["places"]
@@ -109,6 +119,7 @@ def test_a_host_is_found_on_its_edge_port_never_the_uplink_and_a_move_is_kept(
         "now on sw-edge 1/g5 VLAN 100",
         "before on sw-edge 1/g3 VLAN 100",
     ]
+    assert '<span class="muted" id="mac-vendor">VMware, Inc.</span>' in page
 
     from monitor.polling.run import run_polls
 
@@ -117,6 +128,7 @@ def test_a_host_is_found_on_its_edge_port_never_the_uplink_and_a_move_is_kept(
     page = client.get(f"/graphs/{traffic.pk}/").content.decode()  # the port's own page lists what is plugged in
     seen = page.split('id="port-hosts">')[1].split("</section>")[0]
     assert re.findall(r">([0-9a-f:]{17})</a>", seen) == ["00:50:56:00:00:05", HOST]  # the switch's VMware host too
+    assert seen.count("<td>VMware, Inc.</td>") == 2
     assert (
         "port-hosts"
         not in client.get(f"/graphs/{switch.graphs.get(instance='1/g7', template='traffic').pk}/").content.decode()
@@ -126,7 +138,9 @@ def test_a_host_is_found_on_its_edge_port_never_the_uplink_and_a_move_is_kept(
     for ip in ("10.0.0.42", "FD00:0:0::42"):
         body = client.get("/api/hosts/", {"q": ip}).json()
         assert (body["mac"], body["places"][0]["port"]) == (HOST, "1/g5"), ip
-    assert client.get("/api/hosts/", {"q": "10.0.0.99"}).json() == {"query": "10.0.0.99", "mac": None, "places": []}
+    assert client.get("/api/hosts/", {"q": "10.0.0.99"}).json() == {
+        "query": "10.0.0.99", "mac": None, "vendor": None, "places": [],
+    }  # fmt: skip
     assert client.get("/api/hosts/", {"q": "10.0.0.1"}).json()["mac"] is None  # the switch's own address
 
     reader = django_user_model.objects.create_user("reader", password="x")  # granted no tree: sees no switch

@@ -22,7 +22,7 @@ from monitor.models import Device, Graph, Interface
 from monitor.polling import backoff
 from monitor.timeseries import top
 from monitor.timeseries.templates import TEMPLATES
-from monitor.topology import dependencies, hosts
+from monitor.topology import dependencies, hosts, vendors
 
 log = logging.getLogger(__name__)
 TOP = 10  # rows per ranking on the home page
@@ -140,6 +140,8 @@ def graph_detail(request: HttpRequest, graph_id: int) -> HttpResponse:
     template = TEMPLATES.get(graph.template)
     if context["device_visible"] and template is not None and template.measurement == "interface":
         context["seen"] = hosts.on_port(graph.device_id, graph.instance)  # what is plugged into this port
+        for place in context["seen"]:
+            place.vendor = vendors.vendor(place.mac)
     return render(request, "monitor/graph.html", context)
 
 
@@ -154,6 +156,7 @@ def search(request: HttpRequest) -> HttpResponse:
         access = access_for(request)
         visible = access.devices()
         context["mac"], places = hosts.search(text, visible)
+        context["mac_vendor"] = vendors.vendor(context["mac"]) if context["mac"] else ""
         context["places"] = list(places[:50])
         context["devices"] = visible.filter(Q(name__icontains=text) | Q(host__icontains=text))[:50]
         context["ports"] = _found_ports(access, text)

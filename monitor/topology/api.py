@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from monitor.graphs.access import Access
-from monitor.topology import hosts
+from monitor.topology import hosts, vendors
 
 MAX_QUERY = 64
 
@@ -27,7 +27,8 @@ class PlaceSerializer(serializers.Serializer):
 class HostSearch(APIView):
     """Where a MAC address (aa:bb:cc:dd:ee:ff, aa-bb-cc-dd-ee-ff, aabb.ccdd.eeff or aabbccddeeff), or the MAC an IP
     address was last resolved to by a device's ARP cache, was seen on a switch's edge port (never an uplink), the
-    newest first: the first is where it is plugged in now, the others where it was (at most 100); only devices the
+    newest first: the first is where it is plugged in now, the others where it was (at most 100), with the vendor its
+    OUI names (Wireshark's list, shipped with the `manuf` package); only devices the
     reader may see are searched. An IP address no cache holds answers no MAC and no place; where caches disagree,
     the MAC seen last (then the lowest) is the one followed."""
 
@@ -42,6 +43,7 @@ class HostSearch(APIView):
             {
                 "query": serializers.CharField(),
                 "mac": serializers.CharField(allow_null=True),
+                "vendor": serializers.CharField(allow_null=True),
                 "places": PlaceSerializer(many=True),
             },
         ),
@@ -56,4 +58,6 @@ class HostSearch(APIView):
             raise ValidationError({"q": "not a MAC or IP address (aa:bb:cc:dd:ee:ff, aabb.ccdd.eeff, 10.0.0.42...); "
                                         "names are not searchable yet"})  # fmt: skip
         mac, rows = hosts.search(query, Access(request.user).devices())
-        return Response({"query": query, "mac": mac, "places": PlaceSerializer(rows, many=True).data})
+        made_by = vendors.vendor(mac) if mac else None
+        places = PlaceSerializer(rows, many=True).data
+        return Response({"query": query, "mac": mac, "vendor": made_by, "places": places})
