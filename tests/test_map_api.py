@@ -126,6 +126,14 @@ def test_each_link_carries_both_directions_mean_and_peak_against_its_speed(netwo
     gone = edges[network["gone"].pk]
     assert (gone["gone"], gone["level"], gone["speed_bps"], gone["a_to_b"]["mean_bps"]) == (True, "unknown", None, None)
     assert gone["last_seen"] == network["gone"].last_seen.isoformat()
+    # the map at a past moment draws the cables of that moment: before the read that found it missing, it was there
+    then = network["gone"].last_seen + timedelta(hours=1)
+    past = get(admin_user, start=int((then - timedelta(hours=6)).timestamp()), end=int(then.timestamp())).json()
+    edge = {e["id"]: e for e in past["edges"]}[network["gone"].pk]
+    assert (edge["gone"], edge["seen_after_range"]) == (False, False)
+    long_before = network["gone"].first_seen - timedelta(hours=1)
+    early = get(admin_user, start=int((long_before - timedelta(hours=6)).timestamp()), end=int(long_before.timestamp()))
+    assert all(e["seen_after_range"] for e in early.json()["edges"])
 
 
 def test_a_reader_sees_only_granted_devices_and_no_link_to_a_hidden_one(network):

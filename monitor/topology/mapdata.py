@@ -64,7 +64,7 @@ def map_data(devices: QuerySet, start: datetime, end: datetime, now: datetime | 
         "figures_error": error,
         "levels": {"warning_pct": WARNING_PCT, "problem_pct": PROBLEM_PCT},
         "nodes": [_node(device, device.pk in cabled) for device in shown],
-        "edges": [_edge(row, speeds, graphs, *figures) | _events(row, events) for row in rows],
+        "edges": [_edge(row, speeds, graphs, *figures) | _events(row, events) | _then(row, end) for row in rows],
     }
 
 
@@ -129,6 +129,13 @@ def _edge(row: Link, speeds: dict, graphs: dict, means: dict, peaks: dict, count
         "a_graph": graphs.get(a),
         "b_graph": graphs.get(b),
     }
+
+
+def _then(row: Link, end: datetime) -> dict:
+    """Gone as of the range's end: the read that found the link missing came before it. A link gone now but seen up
+    to a past range's end is drawn as it was then, so the map at the moment of a spike shows the cables of that
+    moment; a link first seen after the range is drawn and says so (it may have been there before the first read)."""
+    return {"gone": row.gone and row.checked_at <= end, "seen_after_range": row.first_seen > end}
 
 
 def _events(row: Link, events: dict) -> dict:

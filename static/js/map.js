@@ -176,6 +176,7 @@
     ];
     if (edge.gone) lines.push(text("p", "gone: last seen " + F.dateTime(Date.parse(edge.last_seen)), "error map-gone"));
     else lines.push(text("p", "seen since " + F.dateTime(Date.parse(edge.first_seen)) + ", last " + F.dateTime(Date.parse(edge.last_seen)), "muted"));
+    if (edge.seen_after_range) lines.push(text("p", "first seen after this range (links are read daily; it may have been there before)", "muted map-later"));
     const events = document.createElement("p");
     events.className = "map-events";
     events.append(text("span", "events on its ports in the range: "), eventsLink(edge.a_events, edge.a_events_url, a), text("span", " · "), eventsLink(edge.b_events, edge.b_events_url, b));
