@@ -181,7 +181,11 @@ def _table_samples(
         report.missing.append(f"{table.name}: no rows")
         return
     last = max(times.values(), default=ctx.read_at)
-    lookups = {t.name: _lookup(walked.get(t.lookup_column, {}), t.lookup_part) for t in table.tags if t.lookup_column}
+    lookups = {
+        t.name: _lookup(walked.get(t.lookup_column, {}), t.lookup_part, t.lookup_parts)
+        for t in table.tags
+        if t.lookup_column
+    }
     checked: list[tuple[dict, dict]] = []  # (every field of a row, its sample's fields) for unit checks
     for index in rows:
         tags = _row_tags(table, walked, index, lookups)
@@ -236,22 +240,23 @@ def _check_units(
         report.samples.append(Sample("latency_check", tags, evidence, ctx.read_at))
 
 
-def _lookup(column: dict, part: int) -> dict[int, str]:
-    """{number at `part` of a row's index: that row's text} of a lookup's column."""
+def _lookup(column: dict, part: int, parts: int = 1) -> dict[tuple[int, ...], str]:
+    """{the `parts` numbers from `part` of a row's index: that row's text} of a lookup's column."""
     found = {}
     for index, value in column.items():
         text = value.printable()
-        if part < len(index) and text:
-            found[index[part]] = text
+        if part + parts <= len(index) and text:
+            found[tuple(index[part : part + parts])] = text
     return found
 
 
-def _number(tag, walked: dict, index: tuple[int, ...]) -> int | None:
-    """The number a lookup tag points with: its column's value in the row, else its part of the row's index."""
+def _number(tag, walked: dict, index: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The numbers a lookup tag points with: its column's value in the row, else its parts of the row's index."""
     if not tag.column:
-        return index[tag.index_part] if tag.index_part is not None and tag.index_part < len(index) else None
+        at, parts = tag.index_part, tag.lookup_parts
+        return tuple(index[at : at + parts]) if at is not None and at + parts <= len(index) else None
     value = walked[tag.column].get(index)
-    return int(value.value) if value is not None and value.kind in NUMERIC else None
+    return (int(value.value),) if value is not None and value.kind in NUMERIC else None
 
 
 def _row_tags(table: Table, walked: dict, index: tuple[int, ...], lookups: dict) -> dict[str, str] | None:
@@ -261,7 +266,7 @@ def _row_tags(table: Table, walked: dict, index: tuple[int, ...], lookups: dict)
             number = _number(tag, walked, index)
             if number is None:
                 continue  # no such column on this device (or no number in it): no tag rather than a wrong one
-            tags[tag.name] = tag_value(lookups[tag.name].get(number) or str(number))
+            tags[tag.name] = tag_value(lookups[tag.name].get(number) or ".".join(map(str, number)))
             continue
         if tag.column:
             value = walked[tag.column].get(index)

@@ -79,6 +79,7 @@ class Tag:
     index_part: int | None = None
     lookup_column: str = ""
     lookup_part: int = 0
+    lookup_parts: int = 1  # how many index parts, from lookup_part there and index_part here, are matched
 
 
 @dataclass(frozen=True)
@@ -265,6 +266,7 @@ def _table(data: TableFile, where: str, maps: dict | None = None) -> Table:
             t.index,
             t.lookup.column if t.lookup else "",
             t.lookup.index if t.lookup else 0,
+            t.lookup.parts if t.lookup else 1,
         )
         for t in data.tags
     )

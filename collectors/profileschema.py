@@ -16,7 +16,7 @@ METRIC_TYPES = ("gauge", "counter", "ratio", "difference", "product", "sum", "qu
 DERIVED = ("ratio", "difference", "product", "sum", "quotient")
 MEASUREMENTS = (
     "system", "sensor", "volume", "disk_io", "storage", "member", "pool", "raid", "disk", "processor", "controller",
-    "enclosure",
+    "enclosure", "replication",
 )  # fmt: skip
 IF_COUNTER_GROUPS = ("errors", "discards", "unicast", "broadcast")
 # One vocabulary for every vendor's status codes (docs/profiles.md "States"), the worst last
@@ -158,10 +158,12 @@ class MetricFile(_Strict):
 class LookupFile(_Strict):
     """A tag whose number (its column's, or its `index` part of the row index) points into another table: the text
     of that table's `column` in the row whose index, at position `index`, is that number (a volume's pool index ->
-    the pool's name; a controller fan's row index -> its controller's name)."""
+    the pool's name; a controller fan's row index -> its controller's name). With `parts`, that many index parts
+    from there are matched together (a replication row's member.volume -> that volume's name)."""
 
     column: str
     index: int = Field(default=0, ge=0)
+    parts: int = Field(default=1, ge=1, le=8)  # index parts matched, from `index` on (and from the tag's own `index`)
 
     v_column = field_validator("column", mode="before")(lambda cls, v: _oid(v))
 

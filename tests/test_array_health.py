@@ -265,3 +265,50 @@ def test_a_poll_older_than_what_a_part_last_saw_changes_nothing_and_unchanged_po
     assert partstates.record(array, profile, same, later) == []
     assert PartState.objects.get(pk=disk.pk).seen_at == later
     assert Event.objects.filter(kind="health_changed").count() == events
+
+
+@pytest.fixture(scope="module")
+def replicating(tmp_path_factory):
+    """EQLVOLUME-MIB eqliscsiVolumeReplOperStatus of volumes 1, 2, 3 to partner site 1 "dr-site": farEndDown,
+    paused, completed ("repl"); all completed ("repl-ok")."""
+    root = tmp_path_factory.mktemp("replication")
+    fleet.equallogic_array("repl", "eql-repl", replication={1: 4, 2: 7, 3: 6}).write(root / "data")
+    fleet.equallogic_array("repl-ok", "eql-repl", replication={1: 6, 2: 6, 3: 6}).write(root / "data")
+    port = free_udp_port()
+    process = services.start_snmpsim(root / "data", port, root / "log", name="snmpsim-replication")
+    yield port
+    process.stop()
+
+
+def test_replication_to_a_partner_is_a_part_named_by_volume_and_partner_and_alerts_like_one(
+    replicating, clean_backends, admin_user
+):
+    """A row of eqliscsiVolumeReplicationStatusTable is indexed member.volume.site: the volume is named by its first
+    two index parts (its row in the volume table), the partner by the third; farEndDown is failed, paused degraded."""
+    from collectors.poll import poll_device
+    from collectors.snmptypes import SnmpTarget
+    from monitor.alerts import defaults
+    from monitor.alerts.models import AlertState
+    from monitor.core import aio
+    from monitor.devices.profiles import registry
+
+    target = SnmpTarget("127.0.0.1", replicating, community="repl", timeout=3)
+    polled = aio.run(poll_device(target, "r", None, profile=registry()["dell-equallogic"], engine="fast"))
+    rows = {(s.tags["volume"], s.tags["partner"]): s.fields for s in polled.samples if s.measurement == "replication"}
+    assert set(rows) == {(f"vmfs-datastore-{v}", "dr-site") for v in (1, 2, 3)}
+    assert [rows[(f"vmfs-datastore-{v}", "dr-site")]["status"] for v in (1, 2, 3)] == [4, 7, 6]
+    assert rows[("vmfs-datastore-2", "dr-site")]["remaining_bytes"] == 2048 * 2**20  # MB, as the MIB counts
+
+    array = Device.objects.create(name="eql-repl", host="127.0.0.1", port=replicating, community="repl", timeout_s=3)
+    run_polls([array.pk])  # discovery: the profile is found
+    defaults.enable(array, "array_health", admin_user)
+    assert all(o.startswith("ok") for o in run_polls([array.pk]).values())
+    firing = dict(AlertState.objects.filter(state="firing").values_list("instance", "value"))
+    assert {k: v for k, v in firing.items() if k.startswith("Replication")} == {
+        "Replication vmfs-datastore-1 dr-site": 4.0,  # failed: the partner group cannot be reached
+        "Replication vmfs-datastore-2 dr-site": 2.0,  # degraded: paused, no replica made
+    }
+    assert AlertState.objects.filter(state="ok", instance="Replication vmfs-datastore-3 dr-site").exists()
+    Device.objects.filter(pk=array.pk).update(community="repl-ok")
+    assert all(o.startswith("ok") for o in run_polls([array.pk]).values())
+    assert not AlertState.objects.filter(instance__startswith="Replication").exclude(state="ok").exists()

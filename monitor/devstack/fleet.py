@@ -254,7 +254,11 @@ def powerconnect_6248(
 
 
 def equallogic_array(
-    community: str = "eql", name: str = "eql-demo", volumes: int = 3, breathing: bool = False
+    community: str = "eql",
+    name: str = "eql-demo",
+    volumes: int = 3,
+    breathing: bool = False,
+    replication: dict[int, int] | None = None,
 ) -> SimDevice:
     """A Dell EqualLogic PS-like member: iSCSI ports, health, sensors, two pools and volumes with I/O counters.
 
@@ -358,6 +362,13 @@ def equallogic_array(
         (f"{eql}.2.1.12.1.8.{member}", "70:simdev", f"r={member_reads * 8192},b=64,k=member-tx{shape}"),
         (f"{eql}.2.1.12.1.9.{member}", "70:simdev", f"r={member_writes * 8192},b=64,k=member-rx{shape}"),
     ]
+    if replication:
+        extra.append((f"{eql}.5.1.7.14.1.3.1", "4", "dr-site"))  # eqliscsiVolumeReplSiteName of site 1
+    for v, status in (replication or {}).items():  # volume v replicating to site 1: its oper status, MB left
+        extra += [
+            (f"{eql}.5.1.7.16.1.1.{member_idx}.{v}.1", "2", str(status)),  # eqliscsiVolumeReplOperStatus
+            (f"{eql}.5.1.7.16.1.2.{member_idx}.{v}.1", "70", str(1024 * v)),  # eqliscsiVolumeReplMBRemaining
+        ]
     io = None
     if breathing:
         read_ms = {

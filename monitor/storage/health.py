@@ -32,6 +32,7 @@ LABELS = {
     "enclosure": "Enclosure",
     "io_module": "I/O module",
     "cache": "Cache",
+    "replication": "Replication",
 }
 # A status field's name beside its part's, where a part has several (a member's health and its RAID set's)
 FIELDS = {
