@@ -120,9 +120,13 @@ async def discover(
     if profile is not None and profile.tables:
         report = await read_metrics(session, profile, "discovery", None, CounterState(), time.time(), False)
         result.errors += report.errors
-        looked_up = {tag.name for table in profile.tables for tag in table.tags if tag.lookup_column}  # a pool...
+        attributes: dict[str, set[str]] = {}  # per measurement, tags looked up from a column: a volume's pool...
+        for table in profile.tables:
+            names = {tag.name for tag in table.tags if tag.lookup_column and tag.column}
+            attributes.setdefault(table.measurement, set()).update(names)
         for sample in report.samples:
             if sample.measurement != profile.scalar_measurement:
-                label = ", ".join(v for k, v in sample.tags.items() if k != "device" and k not in looked_up)
+                left_out = attributes.get(sample.measurement, set())
+                label = ", ".join(v for k, v in sample.tags.items() if k != "device" and k not in left_out)
                 result.inventory.setdefault(sample.measurement, []).append(label)
     return result

@@ -68,6 +68,7 @@ def _one_of_each(viewer) -> dict[str, tuple[object, list[str]]]:
     from monitor.graphs.trees.models import AggregateGraph, ApiToken, DashboardItem, Tree, TreeNode
     from monitor.models import Graph
     from monitor.storage.models import HeatmapLevels, PartState, PathLink
+    from monitor.topology.models import Upstream
 
     now = timezone.now()
     device = _device(snmp_version="3", v3_user="monitor", v3_security_level="authPriv", **SECRET_V3)
@@ -124,6 +125,7 @@ def _one_of_each(viewer) -> dict[str, tuple[object, list[str]]]:
             PartState.objects.create(device=device, part="Disk 1", state="failed", since=now, seen_at=now),
             [],
         ),
+        "topology.upstream": (Upstream.objects.create(device=other, parent=device), []),
         "axes.accessattempt": (
             AccessAttempt.objects.create(**ask, get_data="", post_data="", failures_since_start=1),
             [],
