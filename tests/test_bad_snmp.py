@@ -432,9 +432,11 @@ def sane(sample) -> bool:
 
 
 def poll(agent: FakeAgent, engine: str, previous=None):
+    """A whole poll, waiting for the agent as long as a busy machine needs (these tests are about what it answers,
+    not when: with the 0.5 s of target_of, a loaded CI machine once lost the first poll's ports)."""
     from collectors.poll import poll_device
 
-    return run(poll_device(target_of(agent), "dev", previous, engine=engine), 30)
+    return run(poll_device(target_of(agent, timeout=5.0, retries=1), "dev", previous, engine=engine), 30)
 
 
 def test_wrong_types_where_counters_belong_give_no_rate_and_break_nothing(fake, engine):
