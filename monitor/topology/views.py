@@ -32,6 +32,18 @@ def network_map(request: HttpRequest) -> HttpResponse:
     return render(request, "topology/map.html", {"tree": tree, **range_context(request)})
 
 
+def _one_device(request: HttpRequest, visible):
+    """(the devices a list covers, the one device asked for or None): `device=<id>` narrows `visible` to that device
+    (404 when not among them); a `device` that is not an id answers 400 in place of the devices."""
+    if not request.GET.get("device"):
+        return visible, None
+    device_id = parse_id(request.GET["device"])
+    if device_id is None:
+        return HttpResponse("device must be a device id", status=400, content_type="text/plain"), None
+    device = get_object_or_404(visible, pk=device_id)
+    return visible.filter(pk=device.pk), device
+
+
 @login_required
 @require_GET
 def unused_ports(request: HttpRequest) -> HttpResponse:
@@ -43,13 +55,9 @@ def unused_ports(request: HttpRequest) -> HttpResponse:
         days = -1
     if days not in DAYS:
         return HttpResponse(f"days must be one of {', '.join(map(str, DAYS))}", status=400, content_type="text/plain")
-    device = None
-    if request.GET.get("device"):
-        device_id = parse_id(request.GET["device"])
-        if device_id is None:
-            return HttpResponse("device must be a device id", status=400, content_type="text/plain")
-        device = get_object_or_404(devices, pk=device_id)
-        devices = devices.filter(pk=device.pk)
+    devices, device = _one_device(request, devices)
+    if isinstance(devices, HttpResponse):
+        return devices
     now = timezone.now()
     rows = unused(devices, days, now)
     if request.GET.get("format") == "csv":
@@ -72,13 +80,9 @@ def port_inventory(request: HttpRequest) -> HttpResponse:
     """Every port of the devices a reader may see, with admin status, duplex, VLANs and the other end of its link;
     `device=<id>`, `problem=` (admin-down, half-duplex, mismatch, any), `vlan=<id>`; `format=csv` to export."""
     visible = access_for(request).devices()
-    devices, device = visible, None
-    if request.GET.get("device"):
-        device_id = parse_id(request.GET["device"])
-        if device_id is None:
-            return HttpResponse("device must be a device id", status=400, content_type="text/plain")
-        device = get_object_or_404(visible, pk=device_id)
-        devices = visible.filter(pk=device.pk)
+    devices, device = _one_device(request, visible)
+    if isinstance(devices, HttpResponse):
+        return devices
     problem = request.GET.get("problem", "")
     if problem and problem not in PROBLEMS and problem != "any":
         choices = ", ".join([*PROBLEMS, "any"])
