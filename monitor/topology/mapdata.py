@@ -123,7 +123,6 @@ def _edge(row: Link, speeds: dict, graphs: dict, means: dict, peaks: dict, count
         "discards_per_s": faults["discards"],
         "errors_per_s": faults["errors"],
         "via": [name for name, on in (("lldp", row.via_lldp), ("fdb", row.via_fdb)) if on],
-        "gone": row.gone,
         "first_seen": row.first_seen.isoformat(),
         "last_seen": row.last_seen.isoformat(),
         "a_graph": graphs.get(a),
