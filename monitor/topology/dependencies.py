@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from django.db.models import F, Q
+from django.db.models import F
 
 from monitor.models import Device
 from monitor.topology.models import Link, Upstream
@@ -64,11 +64,13 @@ def behind(device_id: int, parent_of: dict[int, int | None]) -> list[int]:
         if parent is not None:
             children.setdefault(parent, []).append(child)
     found: list[int] = []
+    seen = {device_id}
     queue = deque(sorted(children.get(device_id, [])))
     while queue:
         here = queue.popleft()
-        if here in found or here == device_id:
+        if here in seen:
             continue
+        seen.add(here)
         found.append(here)
         queue.extend(sorted(children.get(here, [])))
     return found
@@ -76,8 +78,8 @@ def behind(device_id: int, parent_of: dict[int, int | None]) -> list[int]:
 
 def down_ids(failing_now: set[int] = frozenset(), answering_now: set[int] = frozenset()) -> set[int]:
     """Enabled devices not answering: as recorded, updated with a batch's own outcomes."""
-    recorded = Device.objects.filter(enabled=True).filter(Q(consecutive_failures__gt=0) | Q(pk__in=failing_now))
-    return (set(recorded.values_list("pk", flat=True)) | set(failing_now)) - set(answering_now)
+    recorded = Device.objects.filter(enabled=True, consecutive_failures__gt=0).values_list("pk", flat=True)
+    return (set(recorded) | set(failing_now)) - set(answering_now)
 
 
 def unreachable(device_ids: list[int], down: set[int], parent_of: dict[int, int | None]) -> dict[int, int]:
