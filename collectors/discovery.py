@@ -122,7 +122,7 @@ async def discover(
         result.errors += report.errors
         attributes: dict[str, set[str]] = {}  # per measurement, tags looked up from a column: a volume's pool...
         for table in profile.tables:
-            names = {tag.name for tag in table.tags if tag.lookup_column and tag.column}
+            names = {tag.name for tag in table.tags if tag.attribute}
             attributes.setdefault(table.measurement, set()).update(names)
         for sample in report.samples:
             if sample.measurement != profile.scalar_measurement:

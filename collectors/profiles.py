@@ -81,6 +81,12 @@ class Tag:
     lookup_part: int = 0
     lookup_parts: int = 1  # how many index parts, from lookup_part there and index_part here, are matched
 
+    @property
+    def attribute(self) -> bool:
+        """Looked up from a column's number (a volume's pool): says something of the row, does not name it, and may
+        be missing where that column is."""
+        return bool(self.lookup_column and self.column)
+
 
 @dataclass(frozen=True)
 class Table:

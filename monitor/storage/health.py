@@ -103,7 +103,7 @@ def watched(profile: Profile | None) -> list[_Watched]:
     for table in profile.tables:
         static = tuple(sorted(table.static_tags.items()))
         names = tuple(tag.name for tag in table.tags)
-        needed = tuple(tag.name for tag in table.tags if not (tag.lookup_column and tag.column))
+        needed = tuple(tag.name for tag in table.tags if not tag.attribute)
         out += [_Watched(table.measurement, static, names, m, needed) for m in table.metrics if m.states]
     return out
 
