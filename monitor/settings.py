@@ -281,6 +281,9 @@ CELERY_BEAT_SCHEDULE["storage-refresh-paths"] = {
 }
 # Where hosts were seen (monitor/topology), forgotten this many days after they were last seen.
 MONITOR_HOSTS_KEEP_DAYS = env_int("MONITOR_HOSTS_KEEP_DAYS", 365, minimum=1)
+# A host name typed into the host search is resolved by this machine's resolver (off: 0), waiting at most this long.
+MONITOR_HOSTS_DNS = env_bool("MONITOR_HOSTS_DNS", True)
+MONITOR_HOSTS_DNS_TIMEOUT_S = env_float("MONITOR_HOSTS_DNS_TIMEOUT_S", 2.0, minimum=0.1, maximum=30.0)
 # Pages viewed within MONITOR_WARM_VIEWED_S (0: off) are read again around each 5-minute window, at most
 # MONITOR_WARM_MAX_REQUESTS data requests a run, newest first (monitor/graphs/warming.py): from a minute after a
 # window's end, paced to end before pages see it (cache.WRITE_GRACE_S, 3 minutes after its end) and as at that

@@ -18,6 +18,15 @@ from monitor.devstack.processes import Process, free_port, free_udp_port
 REPO = Path(__file__).resolve().parent.parent
 
 
+@pytest.fixture(scope="session", autouse=True)
+def no_name_lookups():
+    """Tests send traffic to loopback only: a host name typed into a search (the fuzzer's, a hostile string's) is not
+    sent to this machine's DNS server; the test of name lookups turns them on and asks /etc/hosts' localhost alone."""
+    from django.conf import settings
+
+    settings.MONITOR_HOSTS_DNS = False
+
+
 @pytest.fixture(scope="session")
 def stack_dir(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("stack")
@@ -81,6 +90,7 @@ def stack_env(redis_url, influx, db_file, stack_dir) -> dict[str, str]:
         "MONITOR_VAR_DIR": str(var),
         "DJANGO_SECRET_KEY": settings.SECRET_KEY,
         "MONITOR_SCHEDULE_REFRESH_S": "1",
+        "MONITOR_HOSTS_DNS": "0",
     }
 
 

@@ -66,8 +66,7 @@ def test_the_campus_is_linked_searchable_and_one_switch_outage_is_one_alert(agen
 
     server = fleet.CAMPUS_HOSTS - 9  # the third server: 1/g3 of access2-demo, 10.20.0.13 in the core's ARP cache
     for text in (f"00:50:56:21:00:{server:02x}", f"10.20.0.{10 + server}"):
-        _, places = hosts.search(text, Device.objects.all())
-        found = [(p.switch.name, p.port) for p in places]
+        found = [(p.switch.name, p.port) for p in hosts.search(text, Device.objects.all()).places]
         assert found == [("access2-demo", f"1/g{server}")], (text, found)
 
     story_pid = int((var / "fleet" / campus.STORY_PID).read_text())

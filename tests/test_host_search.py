@@ -139,7 +139,7 @@ def test_a_host_is_found_on_its_edge_port_never_the_uplink_and_a_move_is_kept(
         body = client.get("/api/hosts/", {"q": ip}).json()
         assert (body["mac"], body["places"][0]["port"]) == (HOST, "1/g5"), ip
     assert client.get("/api/hosts/", {"q": "10.0.0.99"}).json() == {
-        "query": "10.0.0.99", "mac": None, "vendor": None, "places": [],
+        "query": "10.0.0.99", "mac": None, "vendor": None, "addresses": ["10.0.0.99"], "places": [],
     }  # fmt: skip
     assert client.get("/api/hosts/", {"q": "10.0.0.1"}).json()["mac"] is None  # the switch's own address
 
@@ -154,9 +154,11 @@ def test_a_host_is_found_on_its_edge_port_never_the_uplink_and_a_move_is_kept(
 @pytest.mark.parametrize(
     ("query", "said"),
     [
-        ("", "name a MAC or IP address"),
-        ("host.example.com", "not a MAC or IP address"),
-        ("fe80::1%eth0", "not a MAC or IP address"),  # a zone: no cache is keyed by it
+        ("", "name a MAC, an IP address or a host name"),
+        ("host_name.example.com", "not a MAC, IP address or host name"),  # no underscore in a host name
+        ("-leading.example.com", "not a MAC, IP address or host name"),
+        ("10.0.0.300", "not a MAC, IP address or host name"),  # all digits: an address, and not one
+        ("fe80::1%eth0", "not a MAC, IP address or host name"),  # a zone: no cache is keyed by it
         ("a" * 65, "at most 64"),
     ],
 )
@@ -190,3 +192,56 @@ def test_what_was_last_seen_longer_ago_than_kept_is_forgotten_and_odd_vlans_are_
     hosts.forget_before(timezone.now() + timedelta(days=31))
     assert not Sighting.objects.exists() and not Address.objects.exists()
     assert [hosts._vlan(v) for v in (None, 0, 1, 100, 4094, 4095, 2**32 - 1)] == [None, None, 1, 100, 4094, None, None]
+
+
+def test_a_host_name_is_found_by_the_address_this_machines_resolver_gives_it(admin_user, django_user_model, settings):
+    """`localhost` is 127.0.0.1 by /etc/hosts (no DNS server asked): the MAC a router's cache resolved 127.0.0.1 to is
+    the host's, and its place is answered, by the API and the search page; with lookups off, a name finds nothing."""
+    from django.utils import timezone
+
+    from monitor.topology.models import Address
+
+    settings.MONITOR_HOSTS_DNS = True
+    now = timezone.now()
+    switch = Device.objects.create(name="sw-edge", host="192.0.2.1", community="x")
+    Address.objects.create(ip="127.0.0.1", mac=HOST, router=switch, first_seen=now, last_seen=now)
+    Sighting.objects.create(mac=HOST, switch=switch, port="1/g5", vlan=100, first_seen=now, last_seen=now)
+    client = Client()
+    client.force_login(admin_user)
+    body = client.get("/api/hosts/", {"q": "LOCALHOST"}).json()
+    assert (body["mac"], "127.0.0.1" in body["addresses"]) == (HOST, True), body
+    assert [(p["switch_name"], p["port"]) for p in body["places"]] == [("sw-edge", "1/g5")]
+    page = client.get("/search/", {"q": "localhost"}).content.decode()
+    assert "localhost is 127.0.0.1" in page and "now</b> on" in page
+
+    Address.objects.all().delete()  # resolved, but in no cache: said so
+    body = client.get("/api/hosts/", {"q": "localhost"}).json()
+    assert (body["mac"], body["places"], "127.0.0.1" in body["addresses"]) == (None, [], True)
+    page = client.get("/search/", {"q": "localhost"}).content.decode()
+    assert "in no ARP cache of a device you may read" in page
+
+    Address.objects.create(ip="127.0.0.1", mac=HOST, router=switch, first_seen=now, last_seen=now)
+    reader = django_user_model.objects.create_user("reader", password="x")  # may see no switch: finds nothing
+    client.force_login(reader)
+    assert client.get("/api/hosts/", {"q": "localhost"}).json()["mac"] is None
+    client.force_login(admin_user)
+    settings.MONITOR_HOSTS_DNS = False
+    assert client.get("/api/hosts/", {"q": "localhost"}).json() == {
+        "query": "localhost", "mac": None, "vendor": None, "addresses": [], "places": [],
+    }  # fmt: skip
+
+
+def test_a_name_that_names_a_device_is_not_looked_up_by_the_search_page(admin_user, settings):
+    """The search box finds devices by name: a dotless word that names one is not sent to the resolver."""
+    from django.utils import timezone
+
+    from monitor.topology.models import Address
+
+    settings.MONITOR_HOSTS_DNS = True
+    now = timezone.now()
+    switch = Device.objects.create(name="localhost-switch", host="192.0.2.1", community="x")
+    Address.objects.create(ip="127.0.0.1", mac=HOST, router=switch, first_seen=now, last_seen=now)
+    client = Client()
+    client.force_login(admin_user)
+    page = client.get("/search/", {"q": "localhost"}).content.decode()
+    assert "localhost-switch" in page and 'id="found-hosts"' not in page

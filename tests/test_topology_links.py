@@ -102,6 +102,69 @@ def test_the_iscsi_paths_array_links_are_links_of_the_map():
     assert found == {("3", "te2", "9", "eth0"): links.Seen(("3", "te2", "9", "eth0"), {"fdb"})}
 
 
+def bridge(n: int, name: str, learned: dict[str, list[int]]) -> L2View:
+    """A switch without LLDP (view of `switch`, its bridge MAC 02:00:00:00:<n>:00) whose forwarding table learned the
+    own MACs of the switches given, {port: [their numbers]}: each one's bridge MAC and its first port's MAC."""
+    view = switch(n, name, ports=6)
+    view.bridge_mac, view.chassis_id = f"02:00:00:00:{n:02x}:00", ""
+    view.fdb = [
+        FdbEntry(mac, port, 1)
+        for port, others in learned.items()
+        for other in others
+        for mac in (f"02:00:00:00:{other:02x}:00", f"02:00:00:00:{other:02x}:01")
+    ]
+    return view
+
+
+def test_forwarding_tables_alone_find_a_chain_of_switches_and_not_the_switch_beyond_a_neighbour():
+    """core(1) te1 - te1 dist(2) te2 - te1 access(3): each learned the others on the port towards them. core and
+    access learned each other through dist, whose MACs both learned on those ports too: not a cable."""
+    views = {
+        "1": bridge(1, "core", {"te1": [2, 3]}),
+        "2": bridge(2, "dist", {"te1": [1], "te2": [3]}),
+        "3": bridge(3, "access", {"te1": [1, 2]}),
+    }
+    assert links.fdb_links(views) == {
+        ("1", "te1", "2", "te1"): seen("1", "te1", "2", "te1", "fdb"),
+        ("2", "te2", "3", "te1"): seen("2", "te2", "3", "te1", "fdb"),
+    }
+
+
+def test_forwarding_tables_find_a_star_and_need_both_ends_to_have_learned_each_other():
+    """core(1) with access switches 2 on te2 and 3 on te3; access 2 and 3 learned each other through the core.
+    Switch 4 is learned on the core's te4 but never learned the core: one side's word is not a cable."""
+    views = {
+        "1": bridge(1, "core", {"te2": [2], "te3": [3], "te4": [4]}),
+        "2": bridge(2, "acc-a", {"te1": [1, 3]}),
+        "3": bridge(3, "acc-b", {"te5": [1, 2]}),
+        "4": bridge(4, "mute", {"te1": []}),
+    }
+    assert sorted(links.fdb_links(views)) == [("1", "te2", "2", "te1"), ("1", "te3", "3", "te5")]
+
+
+def test_a_port_learned_from_two_ports_of_the_far_switch_names_no_far_port():
+    """dist(2) learned core(1) on te1 and te2 alike (a loop, or a table caught mid-change): no single far port."""
+    views = {"1": bridge(1, "core", {"te1": [2]}), "2": bridge(2, "dist", {"te1": [1], "te2": [1]})}
+    assert links.fdb_links(views) == {}
+
+
+def test_lldp_wins_where_it_names_the_cable_and_the_forwarding_tables_name_its_far_port_where_lldp_could_not():
+    one = bridge(1, "sw-one", {"te1": [2], "te3": [3]})
+    two = bridge(2, "sw-two", {"te2": [1]})
+    three = bridge(3, "sw-three", {"te4": [1]})
+    one.neighbours = [
+        Neighbour("te1", "02:00:00:00:02:00", "te5", False, "", "sw-two"),  # LLDP: te5 (FDB says te2): LLDP wins
+        Neighbour("te3", "02:00:00:00:03:00", "9", False, "Gig 0/4", "sw-three"),  # far port: no name of sw-three's
+    ]
+    views = {"1": one, "2": two, "3": three}
+    lldp, fdb = links.lldp_links(views), links.fdb_links(views)
+    assert sorted(fdb) == [("1", "te1", "2", "te2"), ("1", "te3", "3", "te4")]
+    assert links.with_fdb(lldp, fdb, views) == {
+        ("1", "te1", "2", "te5"): seen("1", "te1", "2", "te5"),
+        ("1", "te3", "3", "te4"): links.Seen(("1", "te3", "3", "te4"), {"lldp", "fdb"}),
+    }
+
+
 @pytest.mark.django_db
 def test_rows_keep_first_seen_a_vanished_link_is_gone_and_a_silent_ends_is_untouched():
     one, two, three = (Device.objects.create(name=f"sw-{n}", host="127.0.0.1", community="x") for n in range(3))
@@ -178,3 +241,45 @@ def test_the_daily_read_stores_links_keeps_a_silent_ends_and_marks_a_cut_one_gon
     cut = Link.objects.get(pk=uplink.pk)
     assert cut.gone and cut.first_seen == uplink.first_seen and cut.last_seen < cut.checked_at
     assert Link.objects.count() == 5 and sum(link.gone for link in Link.objects.all()) == 1
+
+
+def no_lldp(community: str, n: int, learned: dict[int, list[int]]) -> fleet.SimDevice:
+    """A 6248 that speaks no LLDP (fdb-<community>, MACs 00:1e:c9:c<n>:..), whose forwarding table learned the bridge
+    MACs of the switches given on its ports, {ifIndex: [their n]}."""
+    seen_macs = [fleet.Attached(port, f"00:1e:c9:c{n2}:00:00") for port, others in learned.items() for n2 in others]
+    prefix = f"00:1e:c9:c{n}"
+    return fleet.powerconnect_6248(
+        community, f"fdb-{community}", busy=False, attached=seen_macs, lldp=False, mac_prefix=prefix
+    )
+
+
+@pytest.fixture(scope="module")
+def quiet_lab(tmp_path_factory):
+    """core 1/xg1 (ifIndex 49) - 1/xg1 dist 1/xg2 (50) - 1/xg1 access, and no LLDP anywhere."""
+    root = tmp_path_factory.mktemp("fdb-links")
+    no_lldp("core", 1, {49: [2, 3]}).write(root / "data")
+    no_lldp("dist", 2, {49: [1], 50: [3]}).write(root / "data")
+    no_lldp("access", 3, {49: [1, 2]}).write(root / "data")
+    port = free_udp_port()
+    process = services.start_snmpsim(root / "data", port, root / "log", name="snmpsim-fdb-links")
+    yield port
+    process.stop()
+
+
+@pytest.mark.django_db
+def test_switches_without_lldp_are_cabled_by_their_forwarding_tables_and_their_parents_follow(quiet_lab):
+    from monitor.topology import dependencies
+
+    made = {
+        name: Device.objects.create(name=f"fdb-{name}", host="127.0.0.1", port=quiet_lab, community=name, timeout_s=2)
+        for name in ("core", "dist", "access")
+    }
+    summary = refresh_paths()
+    assert summary.problems == [] and summary.topology == 2
+    ends = {(r.a.name, r.a_port, r.b.name, r.b_port): (r.via_lldp, r.via_fdb) for r in Link.objects.all()}
+    assert ends == {
+        ("fdb-core", "1/xg1", "fdb-dist", "1/xg1"): (False, True),
+        ("fdb-dist", "1/xg2", "fdb-access", "1/xg1"): (False, True),
+    }
+    parent_of = dependencies.parents()  # the dist switch has the most links: the poller's side
+    assert parent_of[made["core"].pk] == made["dist"].pk and parent_of[made["access"].pk] == made["dist"].pk

@@ -155,11 +155,12 @@ def search(request: HttpRequest) -> HttpResponse:
     if len(text) >= 1:
         access = access_for(request)
         visible = access.devices()
-        context["mac"], places = hosts.search(text, visible)
-        context["mac_vendor"] = vendors.vendor(context["mac"]) if context["mac"] else ""
-        context["places"] = list(places[:50])
         context["devices"] = visible.filter(Q(name__icontains=text) | Q(host__icontains=text))[:50]
         context["ports"] = _found_ports(access, text)
+        by_name = "." in text or not (context["devices"] or context["ports"])  # "core" names a device, not a host
+        found = hosts.search(text, visible, resolve=by_name)
+        context["mac"], context["addresses"], context["places"] = found.mac, found.addresses, list(found.places[:50])
+        context["mac_vendor"] = vendors.vendor(found.mac) if found.mac else ""
         slugs = [s for s, t in TEMPLATES.items() if t.measurement == "volume"]
         found = access.graphs().select_related("device").filter(template__in=slugs, instance__icontains=text)
         volumes: dict[tuple[int, str], Graph] = {}

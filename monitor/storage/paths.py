@@ -109,11 +109,13 @@ def _record_ports(summary, switches: list[Device], views: dict, now) -> None:
 
 
 def _record_links(summary, found: list[Link], switch_views: dict, silent: dict, answered: set[int], now) -> None:
-    """The links between devices the map draws (monitor/topology/links.py), from the switches' LLDP and the arrays'
-    paths: a failure here is logged and fails nothing else."""
+    """The links between devices the map draws (monitor/topology/links.py), from the switches' LLDP and forwarding
+    tables and the arrays' paths: a failure here is logged and fails nothing else."""
     try:
         known = links.stored_ends(silent)
-        seen = links.merged(links.lldp_links(switch_views, silent, known), links.path_links(found))
+        lldp = links.lldp_links(switch_views, silent, known)
+        switch_links = links.with_fdb(lldp, links.fdb_links(switch_views), switch_views)
+        seen = links.merged(switch_links, links.path_links(found))
         summary.topology = links.store(seen, answered, now)
     except Exception as exc:
         log.warning("paths: links not recorded: %s", type(exc).__name__, exc_info=True)

@@ -1,4 +1,4 @@
-"""GET /api/hosts/?q=<MAC or IP>: where a host is plugged in, and where it was, on the switches the reader may see."""
+"""GET /api/hosts/?q=<MAC, IP or host name>: where a host is plugged in, and was, on the switches the reader sees."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from monitor.graphs.access import Access
-from monitor.topology import hosts, vendors
+from monitor.topology import hosts, names, vendors
 
 MAX_QUERY = 64
 
@@ -25,18 +25,21 @@ class PlaceSerializer(serializers.Serializer):
 
 
 class HostSearch(APIView):
-    """Where a MAC address (aa:bb:cc:dd:ee:ff, aa-bb-cc-dd-ee-ff, aabb.ccdd.eeff or aabbccddeeff), or the MAC an IP
-    address was last resolved to by a device's ARP cache, was seen on a switch's edge port (never an uplink), the
-    newest first: the first is where it is plugged in now, the others where it was (at most 100), with the vendor its
-    OUI names (Wireshark's list, shipped with the `manuf` package); only devices the
-    reader may see are searched. An IP address no cache holds answers no MAC and no place; where caches disagree,
-    the MAC seen last (then the lowest) is the one followed."""
+    """Where a host was seen on a switch's edge port (never an uplink), the newest first: the first is where it is
+    plugged in now, the others where it was (at most 100), with the vendor its MAC's OUI names (Wireshark's list,
+    shipped with the `manuf` package). The query is a MAC address (aa:bb:cc:dd:ee:ff, aa-bb-cc-dd-ee-ff,
+    aabb.ccdd.eeff or aabbccddeeff), an IP address (the MAC a device's ARP cache last resolved it to) or a host name
+    (the MAC of the first of its addresses, by this machine's resolver, that a cache holds; `addresses` lists those
+    looked up). Only devices the reader may see are searched. An address no cache holds answers no MAC and no
+    place; where caches disagree, the MAC seen last (then the lowest) is the one followed."""
 
     permission_classes = [permissions.IsAuthenticated]
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("q", str, required=True, description="a MAC address in any common notation, or an IP")
+            OpenApiParameter(
+                "q", str, required=True, description="a MAC address in any common notation, an IP or a host name"
+            )
         ],
         responses=inline_serializer(
             "HostSearch",
@@ -44,6 +47,7 @@ class HostSearch(APIView):
                 "query": serializers.CharField(),
                 "mac": serializers.CharField(allow_null=True),
                 "vendor": serializers.CharField(allow_null=True),
+                "addresses": serializers.ListField(child=serializers.CharField()),
                 "places": PlaceSerializer(many=True),
             },
         ),
@@ -51,13 +55,14 @@ class HostSearch(APIView):
     def get(self, request: Request) -> Response:
         query = request.query_params.get("q", "").strip()
         if not query:
-            raise ValidationError({"q": "name a MAC or IP address: q=aa:bb:cc:dd:ee:ff or q=10.0.0.42"})
+            raise ValidationError({"q": "name a MAC, an IP address or a host name: q=aa:bb:cc:dd:ee:ff or q=10.0.0.42"})
         if len(query) > MAX_QUERY:
             raise ValidationError({"q": f"at most {MAX_QUERY} characters"})
-        if hosts.mac_of(query) is None and not hosts.is_ip(query):
-            raise ValidationError({"q": "not a MAC or IP address (aa:bb:cc:dd:ee:ff, aabb.ccdd.eeff, 10.0.0.42...); "
-                                        "names are not searchable yet"})  # fmt: skip
-        mac, rows = hosts.search(query, Access(request.user).devices())
-        made_by = vendors.vendor(mac) if mac else None
-        places = PlaceSerializer(rows, many=True).data
-        return Response({"query": query, "mac": mac, "vendor": made_by, "places": places})
+        if hosts.mac_of(query) is None and not hosts.is_ip(query) and not names.is_name(query):
+            raise ValidationError({"q": "not a MAC, IP address or host name (aa:bb:cc:dd:ee:ff, aabb.ccdd.eeff, "
+                                        "10.0.0.42, fileserver.example.com...)"})  # fmt: skip
+        found = hosts.search(query, Access(request.user).devices())
+        made_by = vendors.vendor(found.mac) if found.mac else None
+        places = PlaceSerializer(found.places, many=True).data
+        body = {"query": query, "mac": found.mac, "vendor": made_by, "addresses": found.addresses, "places": places}
+        return Response(body)

@@ -1,17 +1,20 @@
 """Record where each MAC address is plugged in, from the switches' forwarding tables as the daily layer-2 read finds
 them (monitor/storage/paths.py), and what IP addresses the devices' ARP caches resolve to which MAC; find a host by
-its MAC in any common notation, or by an IP address through those caches."""
+its MAC in any common notation, or by an IP address (or a host name's, monitor/topology/names.py) through those
+caches."""
 
 from __future__ import annotations
 
 import ipaddress
 import re
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db.models import QuerySet
 
 from collectors.topology import L2View
+from monitor.topology import names
 from monitor.topology.edges import edge_ports
 from monitor.topology.models import Address, Sighting
 
@@ -79,15 +82,29 @@ def mac_of(text: str) -> str | None:
     return ":".join(digits[i : i + 2] for i in range(0, 12, 2))
 
 
-def search(query: str, switches: QuerySet) -> tuple[str | None, QuerySet]:
-    """(the MAC searched for, its sightings on the `switches` a reader may see, the newest first). An IP address is
-    the MAC the devices' ARP caches last resolved it to (of those devices the reader may see). (None, no rows) when
-    the query is neither, or the IP address is in no cache."""
+@dataclass
+class Found:
+    """What a host search found: the MAC followed (None: none), the IP addresses looked up (the query's own, or those
+    its name resolved to) and the MAC's places, the newest first."""
+
+    mac: str | None
+    places: QuerySet
+    addresses: list[str] = field(default_factory=list)
+
+
+def search(query: str, switches: QuerySet, resolve: bool = True) -> Found:
+    """Where a host was seen on the `switches` a reader may see. A MAC is itself; an IP address is the MAC the
+    devices' ARP caches last resolved it to (of those devices the reader may see); a host name (when `resolve`) is
+    the MAC of the first of its addresses a cache holds. No MAC and no places when none is."""
     rows = Sighting.objects.filter(switch__in=switches).select_related("switch")
-    mac = mac_of(query.strip()) or mac_at(query.strip(), switches)
+    text = query.strip()
+    mac = mac_of(text)
+    ips = [] if mac else [text] if is_ip(text) else names.addresses(text) if resolve else []
+    for ip in ips:
+        mac = mac or mac_at(ip, switches)
     if mac is None:
-        return None, rows.none()
-    return mac, rows.filter(mac=mac).order_by("-last_seen", "switch__name", "port")[:MAX_PLACES]
+        return Found(None, rows.none(), ips)
+    return Found(mac, rows.filter(mac=mac).order_by("-last_seen", "switch__name", "port")[:MAX_PLACES], ips)
 
 
 def is_ip(text: str) -> bool:

@@ -1,6 +1,7 @@
 """Links between monitored devices, from the daily layer-2 read (monitor/storage/paths.py): switch to switch from the
 LLDP neighbours that name another monitored device (by its chassis id, bridge MAC, a port MAC or its sysName: the
-identities the iSCSI path's transit rule uses, monitor/topology/edges.py), and array to switch from the iSCSI
+identities the iSCSI path's transit rule uses, monitor/topology/edges.py) and from the forwarding tables alone (each
+switch learned the other's own MACs, and no third monitored switch between), and array to switch from the iSCSI
 path's own links. Kept as rows with first and last seen: a link not seen again is gone, never deleted; one whose
 end did not answer is left as it was (its silence proves nothing)."""
 
@@ -82,6 +83,65 @@ def lldp_links(
         if resolved or far not in tied[(near, port)]:  # else the far end's own name for its port is the row kept
             found.setdefault(key, Seen(key)).via.add("lldp")
     return found
+
+
+def fdb_links(switches: dict[str, L2View]) -> dict[Key, Seen]:
+    """Switch-to-switch links from the forwarding tables alone, for switches that speak no LLDP: port P of A and port
+    Q of B are one cable when A learned one of B's own MACs on P, B learned one of A's on Q, and no third monitored
+    switch was learned both on P and on Q (one between them would be: the disjoint forwarding sets of Lowekamp et al.,
+    "Topology discovery for large Ethernet networks", SIGCOMM 2001, over the monitored switches' own addresses). An
+    unmonitored switch between them is not seen: the link is drawn through it."""
+    owners: dict[str, set[str]] = defaultdict(set)  # a bridge's own MAC -> the bridges it names
+    for name, view in switches.items():
+        if view.fdb or view.bridge_mac:
+            for mac in identity(view) - {view.sys_name.lower()}:
+                owners[mac].add(name)
+    through: dict[tuple[str, str], set[str]] = defaultdict(set)  # (switch, port) -> the bridges learned on it
+    for name, view in switches.items():
+        for entry in view.fdb:
+            learned = owners.get(entry.mac, set())
+            if len(learned) == 1 and name not in learned:
+                through[(name, entry.port)] |= learned
+    towards: dict[tuple[str, str], list[str]] = defaultdict(list)  # (switch, bridge) -> its ports that learned it
+    for (name, port), learned in through.items():
+        for other in learned:
+            towards[(name, other)].append(port)
+
+    def facing(a: str, port: str, b: str) -> str | None:
+        """B's one port that learned A and shares no third bridge with A's `port`."""
+        beyond = through[(a, port)] - {b}
+        fits = [q for q in towards.get((b, a), []) if not beyond & (through[(b, q)] - {a})]
+        return fits[0] if len(fits) == 1 else None
+
+    found: dict[Key, Seen] = {}
+    for (a, port), learned in list(through.items()):
+        for b in learned:
+            far = facing(a, port, b)
+            if far is not None and facing(b, far, a) == port:
+                key = normalised(a, port, b, far)
+                found.setdefault(key, Seen(key)).via.add("fdb")
+    return found
+
+
+def with_fdb(lldp: dict[Key, Seen], fdb: dict[Key, Seen], views: dict[str, L2View]) -> dict[Key, Seen]:
+    """LLDP's links and the forwarding tables', one row per cable. Where they name the same cable's ends differently,
+    LLDP's word, which the far device gave itself, wins, except for a far port LLDP named by a text that is none of
+    that device's port names (a description): the forwarding tables' link, whose two ports are the devices' own,
+    is that cable, learned from both."""
+    out = {key: Seen(key, set(seen.via)) for key, seen in lldp.items()}
+    by_end = {(key[i], key[i + 1], key[2 - i]): key for key in fdb for i in (0, 2)}  # (device, port, far device)
+    for key in lldp:
+        for near, far in ((0, 2), (2, 0)):
+            names = {port.name for port in views[key[far]].ports.values()} if key[far] in views else set()
+            other = by_end.get((key[near], key[near + 1], key[far]))
+            if names and key[far + 1] not in names and other is not None:
+                out.pop(key, None)
+                out.setdefault(other, Seen(other)).via.add("lldp")
+    ends = {(key[i], key[i + 1]) for key in out for i in (0, 2)}
+    for key, seen in fdb.items():
+        if key in out or not ({(key[0], key[1]), (key[2], key[3])} & ends):
+            out.setdefault(key, Seen(key)).via.update(seen.via)
+    return out
 
 
 def _far_device(neighbour: Neighbour, near: str, owners: dict[str, set[str]], views: dict[str, L2View]) -> str | None:
