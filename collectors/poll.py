@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from collectors.counters import TOO_SOON, counter_rate, min_rate_interval, new_reading
 from collectors.interfaces import Port, read_ports
 from collectors.metrics import read_metrics, scalar_oids
+from collectors.optics import read_optics
 from collectors.profiles import IF_COUNTER_GROUPS, Profile
 from collectors.rollup import MOVED, SPAN, TOTALS
 from collectors.samples import CounterState, Sample
@@ -19,6 +20,7 @@ SYS_UPTIME = "1.3.6.1.2.1.1.3.0"
 UPTIME_WRAP = 2**32  # TimeTicks wrap after 497 days: that is not a reboot
 UNKNOWN_SPEED_BPS = 1e12  # no port is faster than 1 Tbit/s: the line-rate check of a port whose speed is unknown
 MIN_FRAME_BITS = 84 * 8  # the shortest Ethernet frame on the wire (64 bytes + preamble + gap): most packets/s
+OPTICS = "optics"  # an optional interface group: transceivers' light levels (collectors/optics.py)
 SPANNED = TOTALS["interface"]  # a port's rates with totals: their sample says what their counter deltas cover
 
 
@@ -74,7 +76,7 @@ async def poll_device(
         try:
             known = previous.ports if previous is not None else None
             result.ports, state.ports = await read_ports(
-                session, groups, known=known, rebooted=result.rebooted, clock=clock
+                session, tuple(g for g in groups if g != OPTICS), known=known, rebooted=result.rebooted, clock=clock
             )
         except SnmpError as exc:
             result.failure = f"interfaces: {exc}"
@@ -87,6 +89,8 @@ async def poll_device(
             result.samples.append(
                 _port_sample(port, device_key, previous, state, read_at, result, tolerance, min_interval)
             )
+        if OPTICS in groups and result.ports:
+            await _optics(session, device_key, result, clock)
     if profile is not None:
         report = await read_metrics(
             session,
@@ -110,6 +114,23 @@ async def poll_device(
     result.requests = session.requests
     result.duration_s = clock() - started
     return result
+
+
+async def _optics(session, device_key: str, result: PollResult, clock: Callable[[], float]) -> None:
+    """The ports' transceiver readings, one sample a port (and lane); a device that fails them fails nothing else."""
+    try:
+        readings = await read_optics(session, {p.if_index: p.name for p in result.ports})
+    except SnmpError as exc:
+        result.errors.append(f"optics: {exc}")
+        return
+    at = clock()
+    fields: dict[tuple[str, str], dict[str, float]] = {}
+    for reading in readings:
+        fields.setdefault((reading.port, reading.lane), {})[reading.field] = reading.value
+    for (port, lane), values in fields.items():
+        optic = f"{port} lane {lane}" if lane else port  # the series: one per port, or per lane of a multi-lane module
+        tags = {"device": device_key, "port": port, "optic": optic} | ({"lane": lane} if lane else {})
+        result.samples.append(Sample("optics", tags, values, at))
 
 
 def _port_sample(

@@ -21,7 +21,8 @@ MEASUREMENTS = (
 IF_COUNTER_GROUPS = ("errors", "discards", "unicast", "broadcast")
 # One vocabulary for every vendor's status codes (docs/profiles.md "States"), the worst last
 STATES = ("ok", "warning", "degraded", "rebuilding", "failed")
-IF_OPTIONAL_GROUPS = ("pause",)  # read only when a profile names them (EtherLike-MIB pause frames)
+# read only when a profile names them: EtherLike-MIB pause frames; transceiver optics (collectors/optics.py)
+IF_OPTIONAL_GROUPS = ("pause", "optics")
 NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 OID = re.compile(r"^\.?\d+(\.\d+)+$")
 

@@ -106,7 +106,7 @@ def ensure_graphs(device: Device, profile: Profile | None, samples: list[Sample]
     graphed_ports = set(Interface.objects.filter(device=device, graphed=True).values_list("name", flat=True))
     # A port's rates only appear from its second poll: offer its graphs from the fields it will carry.
     groups = profile.interface_counters if profile else IF_COUNTER_GROUPS
-    port_fields = {"in_bps", "out_bps", *(f for g in groups for f in COUNTER_GROUPS[g])}
+    port_fields = {"in_bps", "out_bps", *(f for g in groups for f in COUNTER_GROUPS.get(g, {}))}
     wanted: dict[tuple[str, str], int] = {}
     for sample in samples:
         fields = set(sample.fields)

@@ -15,6 +15,7 @@ from monitor.devstack.layer2 import (  # noqa: F401 - re-exported: tests and the
     array_attachments,
     l2_records,
 )
+from monitor.devstack.optics import Optic, contained
 
 SYS = "1.3.6.1.2.1.1"
 IF_TABLE = "1.3.6.1.2.1.2.2.1"
@@ -416,7 +417,8 @@ CAMPUS_HOSTS = 12  # servers on access2-demo's ports 1/g1..1/g12, with the addre
 def campus_fleet() -> list[SimDevice]:
     """The demo's campus around its story pair (issue 42's map and dependencies): core-demo, its 1/xg1 cabled to
     pc6248-demo's 1/xg1 and its 1/xg2 to access2-demo's 1/xg1 (LLDP both ways to access2-demo, from the core's side
-    to pc6248-demo), servers with MACs on access2-demo's edge ports and their IP addresses in the core's ARP cache."""
+    to pc6248-demo), servers with MACs on access2-demo's edge ports and their IP addresses in the core's ARP cache,
+    and the light levels of the core's two SFP+ modules (ENTITY-SENSOR-MIB)."""
     story = "00:1e:c9:00"  # pc6248-demo's (powerconnect_6248's default)
     hosts = [Attached(n, f"00:50:56:21:00:{n:02x}") for n in range(1, CAMPUS_HOSTS + 1)]
     arp = []
@@ -424,7 +426,8 @@ def campus_fleet() -> list[SimDevice]:
         ip = f"10.20.0.{10 + host.switch_port}"
         arp += [(f"1.3.6.1.2.1.4.22.1.2.50.{ip}", "4x", host.mac.replace(":", "")),
                 (f"1.3.6.1.2.1.4.22.1.4.50.{ip}", "2", "3")]  # fmt: skip
-    core = powerconnect_6248("core", "core-demo", mac_prefix=CORE_MACS, extra=arp, attached=[
+    sfps = [Optic(49, "1/xg1", -2.8, -2.1, 36.5), Optic(50, "1/xg2", -7.9, -2.3, 41.0)]  # SFP+ DOM on both uplinks
+    core = powerconnect_6248("core", "core-demo", mac_prefix=CORE_MACS, extra=arp + contained(sfps), attached=[
         Attached(49, f"{story}:01:01", "pc6248-demo", "1/xg1", f"{story}:00:00"),
         Attached(50, f"{ACCESS_MACS}:01:01", "access2-demo", "1/xg1", f"{ACCESS_MACS}:00:00"),
     ])  # fmt: skip

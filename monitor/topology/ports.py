@@ -11,6 +11,7 @@ from django.db.models import F, Q, QuerySet
 
 from monitor.models import Device, Interface
 from monitor.topology.models import Link, PortState
+from monitor.topology.optics import OpticNow
 
 PROBLEMS = {
     "admin-down": "shut by an admin",
@@ -51,15 +52,16 @@ class PortRow:
     other: tuple[Device, Interface | None, PortState | None] | None = None
     other_visible: bool = False
     problems: list[str] = field(default_factory=list)
+    optics: list[OpticNow] = field(default_factory=list)  # its transceiver's newest readings (per lane)
 
     @property
     def labels(self) -> list[str]:
         return [PROBLEMS[key] for key in self.problems]
 
 
-def inventory(devices: QuerySet, visible: set[int]) -> list[PortRow]:
-    """Every port of `devices`, by device name and ifIndex, with its problems; the far end of a link is named only
-    where its device is in `visible` (a reader's)."""
+def inventory(devices: QuerySet, visible: set[int], optics: dict | None = None) -> list[PortRow]:
+    """Every port of `devices`, by device name and ifIndex, with its problems and its transceiver's readings
+    (`optics`, monitor/topology/optics.py); the far end of a link is named only where its device is in `visible`."""
     ports = list(Interface.objects.filter(device__in=devices).select_related("device"))
     ids = {p.device_id for p in ports}
     links = Link.objects.filter(Q(a_id__in=ids) | Q(b_id__in=ids), checked_at__lte=F("last_seen"))  # not gone
@@ -75,6 +77,7 @@ def inventory(devices: QuerySet, visible: set[int]) -> list[PortRow]:
     rows = []
     for port in sorted(ports, key=lambda p: (p.device.name.casefold(), p.if_index)):
         row = PortRow(port.device, port, states.get((port.device_id, port.name)))
+        row.optics = (optics or {}).get((port.device_id, port.name), [])
         end = ends.get((port.device_id, port.name))
         if end is not None and end[0] in names:
             row.other = (names[end[0]], interfaces.get(end), states.get(end))

@@ -15,6 +15,7 @@ from monitor.core.csvcells import neutral_cell
 from monitor.core.ids import parse_id
 from monitor.graphs.access import access_for
 from monitor.graphs.viewhelpers import range_context
+from monitor.topology import optics
 from monitor.topology.inventory import DAYS, unused
 from monitor.topology.ports import PROBLEMS, inventory
 
@@ -90,7 +91,7 @@ def port_inventory(request: HttpRequest) -> HttpResponse:
     vlan = parse_id(request.GET["vlan"]) if request.GET.get("vlan") else None
     if request.GET.get("vlan") and (vlan is None or not 1 <= vlan <= 4094):
         return HttpResponse("vlan must be a VLAN id, 1 to 4094", status=400, content_type="text/plain")
-    rows = inventory(devices, set(visible.values_list("pk", flat=True)))
+    rows = inventory(devices, set(visible.values_list("pk", flat=True)), optics.newest(timezone.now()))
     counts = {key: sum(key in row.problems for row in rows) for key in PROBLEMS}
     if problem:
         rows = [row for row in rows if (row.problems if problem == "any" else problem in row.problems)]
@@ -108,7 +109,8 @@ def _inventory_csv(rows) -> HttpResponse:
     answer["Content-Disposition"] = 'attachment; filename="ports.csv"'
     out = csv.writer(answer)
     out.writerow(["device", "port", "alias", "admin", "link", "speed_bps", "duplex", "pvid", "vlans", "untagged",
-                  "other_device", "other_port", "problems", "read_at"])  # fmt: skip
+                  "other_device", "other_port", "problems", "read_at", "rx_dbm", "tx_dbm",
+                  "optic_temperature_c"])  # fmt: skip
     for row in rows:
         state = row.state
         other = row.other if row.other_visible else None
@@ -120,6 +122,16 @@ def _inventory_csv(rows) -> HttpResponse:
             " ".join(map(str, state.vlans)) if state else "", " ".join(map(str, state.untagged)) if state else "",
             other[0].name if other else "", other[1].name if other and other[1] else "",
             " ".join(row.problems), state.read_at.isoformat() if state else "",
+            *(_lanes(row.optics, part) for part in ("rx_dbm", "tx_dbm", "temperature_c")),
         ]  # fmt: skip
         out.writerow([neutral_cell(cell) for cell in cells])
     return answer
+
+
+def _lanes(readings, part: str) -> float | str:
+    """A module's reading as a number (a spreadsheet's, negative dBm included); a multi-lane module's, one a lane,
+    space-separated; "" where the module said none."""
+    values = [getattr(r, part) for r in readings]
+    if len(values) == 1 and values[0] is not None:
+        return round(values[0], 2)
+    return " ".join("" if v is None else f"{v:.2f}" for v in values).strip()

@@ -1,0 +1,148 @@
+"""Transceiver optics (issue 42's port inventory): each port's receive and transmit power and module temperature, read
+from ENTITY-SENSOR-MIB on real snmpsim agents in the two shapes agents serve it (sensors inside a module that
+ENTITY-MIB's alias table maps to the port, powers in dBm; sensors named only by a description, powers in
+milliwatts), scaled by RFC 3433's scale and precision, graphed per port, and alerted on by a rule that fires when a
+receive level drops and clears when it comes back."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import re
+
+import pytest
+from django.test import Client
+
+from monitor.devstack import fleet, services
+from monitor.devstack.optics import Optic, contained, described
+from monitor.devstack.processes import free_udp_port
+from monitor.models import Device
+from monitor.polling.run import run_polls
+
+ARISTA = "1.3.6.1.4.1.30065.1.3011.7050.3741.128"  # no shipped profile of its own: the generic one
+
+
+def switch(community: str, optics: list[Optic], shape) -> fleet.SimDevice:
+    ports = [fleet.SimPort(n, f"Ethernet{n}", speed_bps=10_000_000_000, mac=f"02:00:00:00:77:{n:02x}") for n in (1, 2)]
+    ports += [fleet.SimPort(11, "Ethernet11/1", speed_bps=10_000_000_000, mac="02:00:00:00:77:0b")]
+    return fleet.SimDevice(community, "Arista Networks EOS version 4.28", ARISTA, "leaf-1", ports, shape(optics))
+
+
+HEALTHY = [Optic(1, "Ethernet1", -2.5, -1.9, 33.4), Optic(11, "Ethernet11/1", -3.1, -2.2, 35.0)]
+DIMMED = [Optic(1, "Ethernet1", -14.2, -1.9, 33.4), Optic(11, "Ethernet11/1", -3.1, -2.2, 35.0)]
+UNLIT = [Optic(2, "Ethernet2", None, -2.0, 30.0)]  # a module with no light in: no Rx reading at all
+
+
+@pytest.fixture(scope="module")
+def agents(tmp_path_factory):
+    root = tmp_path_factory.mktemp("optics")
+    for community, optics, shape in (
+        ("ios", HEALTHY + UNLIT, contained),
+        ("cisco", HEALTHY + UNLIT, lambda optics: contained(optics, cisco=True)),
+        ("eos", HEALTHY + UNLIT, described),
+        ("eos-dim", DIMMED + UNLIT, described),
+        ("cisco-dim", DIMMED + UNLIT, lambda optics: contained(optics, cisco=True)),
+    ):
+        switch(community, optics, shape).write(root / "data")
+    port = free_udp_port()
+    process = services.start_snmpsim(root / "data", port, root / "log", name="snmpsim-optics")
+    yield port
+    process.stop()
+
+
+def polled(port: int, community: str) -> dict[str, dict[str, float]]:
+    from collectors.poll import poll_device
+    from collectors.snmptypes import SnmpTarget
+    from monitor.core import aio
+    from monitor.devices.profiles import registry
+
+    target = SnmpTarget("127.0.0.1", port, community=community, timeout=3)
+    result = aio.run(poll_device(target, "d", None, profile=registry()["generic"], engine="fast"))
+    assert not [e for e in result.errors if e.startswith("optics")], result.errors
+    return {s.tags["optic"]: s.fields for s in result.samples if s.measurement == "optics"}
+
+
+@pytest.mark.parametrize("community", ["ios", "cisco", "eos"])
+def test_each_ports_light_levels_and_temperature_are_read_in_either_shape(agents, community):
+    """Expected values are the planted ones: dBm planted in tenths read back exactly; milliwatts planted as
+    10^(dBm/10) at 10^-4 mW read back within the rounding of that last digit."""
+    optics = polled(agents, community)
+    assert set(optics) == {"Ethernet1", "Ethernet11/1", "Ethernet2"}  # the chassis' own temperature is no port's
+    tolerance = 0.05 if community != "eos" else 10 * math.log10(1 + 0.5e-4 / 10 ** (-3.1 / 10))
+    for optic in HEALTHY:
+        fields = optics[optic.port]
+        assert fields["rx_power_dbm"] == pytest.approx(optic.rx_dbm, abs=tolerance)
+        assert fields["tx_power_dbm"] == pytest.approx(optic.tx_dbm, abs=tolerance)
+        assert fields["temperature_c"] == pytest.approx(optic.temperature_c, abs=0.05)
+    assert "rx_power_dbm" not in optics["Ethernet2"]  # unlit (0 mW) or unavailable: no reading, never -inf
+    assert optics["Ethernet2"]["tx_power_dbm"] == pytest.approx(-2.0, abs=tolerance)
+    levels = {k: v for k, v in optics["Ethernet1"].items() if "warning" in k}
+    if community == "cisco":  # the least severe level crossed first: minor below -9.9 dBm, not major below -13.9
+        assert levels == pytest.approx(
+            {"rx_low_warning_dbm": -9.9, "tx_low_warning_dbm": -7.3, "temperature_high_warning_c": 70.0}
+        )
+    else:
+        assert levels == {}  # ENTITY-SENSOR-MIB serves no thresholds
+
+
+@pytest.mark.django_db
+def test_a_receive_level_rule_fires_when_the_light_dims_and_clears_when_it_returns(agents, clean_backends, admin_user):
+    from monitor.alerts.models import AlertState, Rule
+    from monitor.models import Graph
+
+    leaf = Device.objects.create(name="leaf-1", host="127.0.0.1", port=agents, community="eos", timeout_s=3)
+    run_polls([leaf.pk])  # discovery: the generic profile
+    assert all(o.startswith("ok") for o in run_polls([leaf.pk]).values())
+    graphs = set(Graph.objects.filter(device=leaf, template="optics").values_list("instance", flat=True))
+    assert graphs == {"Ethernet1", "Ethernet11/1", "Ethernet2"}
+    Rule.objects.create(
+        name="Rx light low", metric="optic_rx", scope="device", device=leaf, direction="below", fire_level=-12,
+        clear_level=-11, for_polls=1,
+    )  # fmt: skip
+    assert all(o.startswith("ok") for o in run_polls([leaf.pk]).values())
+    assert not AlertState.objects.filter(state="firing").exists()
+    Device.objects.filter(pk=leaf.pk).update(community="eos-dim")  # Ethernet1's far end dims to -14.2 dBm
+    assert all(o.startswith("ok") for o in run_polls([leaf.pk]).values())
+    firing = {(s.instance, round(s.value, 1)) for s in AlertState.objects.filter(state="firing")}
+    assert firing == {("Ethernet1", -14.2)}
+
+    client = Client()
+    client.force_login(admin_user)  # the port inventory shows each port's newest readings
+    page = client.get("/ports/", {"device": leaf.pk}).content.decode()
+    cells = {
+        re.search(r"<td>(Ethernet[0-9/]+)</td>", row).group(1): re.sub(r"<[^>]+>", "", row.split('class="optics">')[1])
+        for row in page.split("<tr")[2:]
+        if 'class="optics">' in row
+    }
+    assert cells["Ethernet1"].startswith("Rx -14.2 / Tx -1.9 dBm, 33 °C")
+    assert cells["Ethernet2"].startswith("Rx \u2013 / Tx -2.0 dBm, 30 °C")  # unlit: a dash
+    assert cells["Ethernet11/1"].startswith("Rx -3.1 / Tx -2.2 dBm, 35 °C")
+    rows = list(
+        csv.DictReader(io.StringIO(client.get("/ports/", {"device": leaf.pk, "format": "csv"}).content.decode()))
+    )
+    by_port = {row["port"]: (row["rx_dbm"], row["tx_dbm"], row["optic_temperature_c"]) for row in rows}
+    assert by_port["Ethernet1"] == ("-14.2", "-1.9", "33.4")  # numbers, not text a spreadsheet is warned of
+    assert by_port["Ethernet2"][0] == ""
+    Device.objects.filter(pk=leaf.pk).update(community="eos")
+    assert all(o.startswith("ok") for o in run_polls([leaf.pk]).values())
+    assert not AlertState.objects.filter(state="firing").exists()
+
+
+@pytest.mark.django_db
+def test_a_rule_relative_to_the_modules_own_warning_level_fires_below_it(agents, clean_backends):
+    """CISCO-ENTITY-SENSOR-MIB gives each module's levels: "below its own low warning" needs no number typed in."""
+    from monitor.alerts.models import AlertState, Rule
+
+    leaf = Device.objects.create(name="leaf-2", host="127.0.0.1", port=agents, community="cisco", timeout_s=3)
+    run_polls([leaf.pk])
+    Rule.objects.create(
+        name="Rx below the module's warning", metric="optic_rx", scope="device", device=leaf, direction="below",
+        unit="warning", fire_level=0, clear_level=0.5, for_polls=1,
+    )  # fmt: skip
+    assert all(o.startswith("ok") for o in run_polls([leaf.pk]).values())
+    assert not AlertState.objects.filter(state="firing").exists()  # -2.5 and -3.1 dBm: above -9.9
+    Device.objects.filter(pk=leaf.pk).update(community="cisco-dim")
+    assert all(o.startswith("ok") for o in run_polls([leaf.pk]).values())
+    firing = {(s.instance, round(s.value, 1)) for s in AlertState.objects.filter(state="firing")}
+    assert firing == {("Ethernet1", -14.2)}
