@@ -184,3 +184,48 @@ def test_a_reader_sees_the_dependencies_of_the_devices_granted_and_no_name_of_a_
     assert ">core<" not in page and f"/devices/{d['core'].pk}/" not in page
     assert "1 device reached only through it" in page and ">array</a>" in page
     assert client.get(f"/devices/{d['core'].pk}/").status_code == 404
+
+
+def test_a_device_and_a_port_show_what_hangs_on_them_arrays_with_their_volumes(admin_user):
+    """core's port to access2 carries access2 and the array behind it (2 volumes); its port to spare, spare alone.
+    A second cable from core to access2 marks access2 as one that may live through either port's failure."""
+    import re
+
+    from django.test import Client
+
+    from monitor.models import Graph
+
+    d = campus()
+    Device.objects.filter(pk=d["array"].pk).update(profile="dell-equallogic")
+    for template, volume in (("volume_iops", "vol-a"), ("volume_latency", "vol-a"), ("volume_iops", "vol-b")):
+        Graph.objects.create(device=d["array"], template=template, instance=volume, title=volume)
+    client = Client()
+    client.force_login(admin_user)
+
+    def text(url: str, section: str) -> str:
+        page = client.get(url).content.decode()
+        found = page.split(f'id="{section}"')[1].split("</dd>" if section == "behind" else "</section>")[0]
+        return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", found.split(">", 1)[1]))
+
+    assert text(f"/devices/{d['core'].pk}/", "behind").startswith(
+        "5 devices reached only through it, with 2 volumes: access2, spare, access1, array (array, 2 volumes), edge"
+    )  # nearest first, then by id
+
+    def port_page(port: str) -> str:
+        graph, _ = Graph.objects.get_or_create(device=d["core"], template="traffic", instance=port, title=port)
+        return text(f"/graphs/{graph.pk}/", "port-behind")
+
+    assert port_page("to-access2").startswith(
+        "Behind this port 2 devices reached through it, with 2 volumes: access2, array (array, 2 volumes)"
+    )
+    assert port_page("to-spare").startswith("Behind this port 1 device reached through it: spare")
+    graph = Graph.objects.create(device=d["array"], template="traffic", instance="to-access2", title="x")
+    assert 'id="port-behind"' not in client.get(f"/graphs/{graph.pk}/").content.decode()  # nothing hangs on it
+
+    lower, higher = sorted((d["core"], d["access2"]), key=lambda dev: dev.pk)
+    now = timezone.now()
+    Link.objects.create(
+        a=lower, a_port="second", b=higher, b_port="second", via_lldp=True, first_seen=now, last_seen=now,
+        checked_at=now,
+    )  # fmt: skip
+    assert "also cabled to this switch by 1 other link" in port_page("to-access2")

@@ -22,7 +22,7 @@ from monitor.models import Device, Graph, Interface
 from monitor.polling import backoff
 from monitor.timeseries import top
 from monitor.timeseries.templates import TEMPLATES
-from monitor.topology import dependencies, hosts, vendors
+from monitor.topology import blast, dependencies, hosts, vendors
 
 log = logging.getLogger(__name__)
 TOP = 10  # rows per ranking on the home page
@@ -142,6 +142,7 @@ def graph_detail(request: HttpRequest, graph_id: int) -> HttpResponse:
         context["seen"] = hosts.on_port(graph.device_id, graph.instance)  # what is plugged into this port
         for place in context["seen"]:
             place.vendor = vendors.vendor(place.mac)
+        context["blast"] = blast.for_port(graph.device_id, graph.instance, access.devices())  # what hangs on it
     return render(request, "monitor/graph.html", context)
 
 

@@ -95,19 +95,24 @@ def unreachable(device_ids: list[int], down: set[int], parent_of: dict[int, int 
 
 def for_page(device: Device, visible) -> dict:
     """A device page's dependencies, of the devices `visible` (a queryset) only: the way from the poller to it, the
-    devices behind it (arrays named as such), and the device it is unreachable behind, if its poll fails."""
+    devices behind it (arrays named as such, with their volumes), and the device it is unreachable behind, if its
+    poll fails."""
     from monitor.devices.profiles import is_array
+    from monitor.topology.blast import volumes_of
 
     parent_of = parents()
     chain, after = ancestors(device.pk, parent_of), behind(device.pk, parent_of)
     shown = {d.pk: d for d in visible.filter(pk__in=[*chain, *after])}
+    arrays = [pk for pk in after if pk in shown and is_array(shown[pk])]
+    volumes = volumes_of(arrays)
     above = None
     if device.enabled and device.consecutive_failures:
         above = unreachable([device.pk], down_ids(), parent_of).get(device.pk)
     return {
         "upstream": [shown[pk] for pk in reversed(chain) if pk in shown],
         "upstream_hidden": any(pk not in shown for pk in chain),
-        "behind": [(shown[pk], is_array(shown[pk])) for pk in after if pk in shown],
+        "behind": [(shown[pk], pk in arrays, volumes.get(pk, 0)) for pk in after if pk in shown],
+        "volumes_behind": sum(volumes.values()),
         "unreachable": above is not None,
         "unreachable_behind": shown.get(above),  # None where the reader may not see it: the badge names no device
     }
