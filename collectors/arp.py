@@ -12,6 +12,7 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass
 
+from collectors.l2text import mac_text
 from collectors.sessions import Session
 from collectors.snmptypes import SnmpError
 
@@ -33,8 +34,6 @@ class ArpEntry:
 
 async def read_arp(session: Session) -> tuple[list[ArpEntry], list[str]]:
     """(the device's IP-to-MAC entries, what failed)."""
-    from collectors.topology import mac_text  # the one MAC reader (topology reads ARP through this module)
-
     try:
         table = await session.walk([PHYSICAL_ADDRESS, PHYSICAL_TYPE], MAX_ROWS)
         rows = [(_inet(index[1:]), value, table[PHYSICAL_TYPE].get(index)) for index, value in

@@ -6,8 +6,7 @@ Read through the session interface (collectors/sessions.py), so any engine serve
 - BRIDGE-MIB dot1dTpFdbTable (1.3.6.1.2.1.17.4.3.1: .2 port, .3 status, indexed by the MAC) and Q-BRIDGE-MIB
   dot1qTpFdbTable (1.3.6.1.2.1.17.7.1.2.2.1: .2 port, .3 status, indexed by FDB id and MAC), whose bridge ports
   become interfaces through dot1dBasePortIfIndex (1.3.6.1.2.1.17.1.4.1.2);
-- LLDP-MIB (IEEE 802.1AB, 1.0.8802.1.1.2): the local chassis id and sysName, lldpLocPortTable (local port number
-  to port id) and lldpRemTable (1.0.8802.1.1.2.1.4.1.1, indexed by time mark, local port number and index).
+- LLDP (IEEE 802.1AB): LLDP-MIB, else LLDP-V2-MIB (collectors/lldp.py).
 Nothing here knows about arrays or paths: monitor/storage/pathfind.py puts the views together.
 """
 
@@ -16,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from collectors.arp import ArpEntry, read_arp
+from collectors.l2text import mac_text, text_of
+from collectors.lldp import read_lldp
 from collectors.portfacts import PortFacts, read_port_facts
 from collectors.sessions import Session
 from collectors.snmptypes import SnmpError, SnmpValue
@@ -31,18 +32,7 @@ FDB_PORT = "1.3.6.1.2.1.17.4.3.1.2"
 FDB_STATUS = "1.3.6.1.2.1.17.4.3.1.3"
 QFDB_PORT = "1.3.6.1.2.1.17.7.1.2.2.1.2"
 QFDB_STATUS = "1.3.6.1.2.1.17.7.1.2.2.1.3"
-LLDP_LOC_CHASSIS_SUBTYPE = "1.0.8802.1.1.2.1.3.1.0"
-LLDP_LOC_CHASSIS_ID = "1.0.8802.1.1.2.1.3.2.0"
-LLDP_LOC_SYS_NAME = "1.0.8802.1.1.2.1.3.3.0"
-LLDP_LOC_PORT_SUBTYPE = "1.0.8802.1.1.2.1.3.7.1.2"
-LLDP_LOC_PORT_ID = "1.0.8802.1.1.2.1.3.7.1.3"
-LLDP_LOC_PORT_DESC = "1.0.8802.1.1.2.1.3.7.1.4"
-LLDP_REM = "1.0.8802.1.1.2.1.4.1.1"
-LLDP_REM_COLUMNS = {name: f"{LLDP_REM}.{n}" for name, n in (("chassis_subtype", 4), ("chassis", 5))} | {
-    name: f"{LLDP_REM}.{n}" for name, n in (("port_subtype", 6), ("port", 7), ("port_desc", 8), ("sys_name", 9))
-}
 FDB_IGNORED = {2, 4, 5}  # invalid(2), self(4: the bridge's own addresses), mgmt(5); learned(3) and other(1) count
-CHASSIS_MAC, PORT_MAC, PORT_NAME, PORT_LOCAL = 4, 3, 5, 7  # LLDP subtypes: macAddress, interfaceName, local
 MAX_FDB_ROWS = 50_000
 
 
@@ -100,14 +90,6 @@ class L2View:
         return found
 
 
-def mac_text(value: SnmpValue | bytes | None) -> str:
-    """aa:bb:cc:dd:ee:ff from six octets; "" for anything else (an all-zero or broadcast address included)."""
-    raw = value.value if isinstance(value, SnmpValue) and value.kind == "octets" else value
-    if not isinstance(raw, (bytes, bytearray)) or len(raw) != 6 or raw in (b"\0" * 6, b"\xff" * 6):
-        return ""
-    return ":".join(f"{b:02x}" for b in raw)
-
-
 def _mac_of_index(index: tuple[int, ...]) -> str:
     return mac_text(bytes(index)) if len(index) == 6 and all(0 <= b <= 255 for b in index) else ""
 
@@ -122,7 +104,7 @@ async def read_l2(session: Session, fdb: bool = True, lldp: bool = True, arp: bo
     except SnmpError as exc:
         view.errors.append(f"interfaces: {exc}")
         return view
-    view.sys_name = _text(system.get(SYS_NAME))
+    view.sys_name = text_of(system.get(SYS_NAME))
     view.bridge_mac = mac_text(system.get(BRIDGE_ADDRESS))
     for index in sorted({i for column in table.values() for i in column if len(i) == 1}):
         name = table[IF_NAME].get(index)
@@ -132,7 +114,7 @@ async def read_l2(session: Session, fdb: bool = True, lldp: bool = True, arp: bo
     if fdb:
         await _read_fdb(session, view)
     if lldp:
-        await _read_lldp(session, view)
+        await read_lldp(session, view)
     if arp:
         view.arp, view.arp_errors = await read_arp(session)
     if fdb:
@@ -172,73 +154,3 @@ async def _read_fdb(session: Session, view: L2View) -> None:
         ignored = status is not None and status.kind == "int" and status.value in FDB_IGNORED
         if mac and name and not ignored and (mac, name) not in seen:
             view.fdb.append(FdbEntry(mac, name))
-
-
-async def _read_lldp(session: Session, view: L2View) -> None:
-    try:
-        local = await session.get([LLDP_LOC_CHASSIS_SUBTYPE, LLDP_LOC_CHASSIS_ID, LLDP_LOC_SYS_NAME])
-        ports = await session.walk([LLDP_LOC_PORT_SUBTYPE, LLDP_LOC_PORT_ID, LLDP_LOC_PORT_DESC], 10_000)
-        remote = await session.walk(list(LLDP_REM_COLUMNS.values()), 10_000)
-    except SnmpError as exc:
-        view.errors.append(f"LLDP: {exc}")
-        return
-    subtype = local[LLDP_LOC_CHASSIS_SUBTYPE]
-    view.chassis_id = _id_text(local[LLDP_LOC_CHASSIS_ID], subtype, CHASSIS_MAC)
-    view.sys_name = _text(local[LLDP_LOC_SYS_NAME]) or view.sys_name
-    names = {p.name for p in view.ports.values()}
-    by_mac = view.port_by_mac()
-    local_ports: dict[int, str] = {}
-    for index, port_id in ports[LLDP_LOC_PORT_ID].items():
-        if len(index) != 1:
-            continue
-        kind = ports[LLDP_LOC_PORT_SUBTYPE].get(index)
-        desc = ports[LLDP_LOC_PORT_DESC].get(index)
-        local_ports[index[0]] = _local_port(view, index[0], port_id, kind, desc, names, by_mac)
-    columns = {name: remote[oid] for name, oid in LLDP_REM_COLUMNS.items()}
-    for index in sorted(columns["chassis"]):
-        if len(index) != 3:
-            continue
-        number = index[1]
-        port_name = local_ports.get(number) or (view.ports[number].name if number in view.ports else "")
-        if not port_name:
-            continue
-        port_kind = columns["port_subtype"].get(index)
-        port_is_mac = port_kind is not None and port_kind.kind == "int" and port_kind.value == PORT_MAC
-        view.neighbours.append(
-            Neighbour(
-                local_port=port_name,
-                chassis_id=_id_text(columns["chassis"][index], columns["chassis_subtype"].get(index), CHASSIS_MAC),
-                port_id=_id_text(columns["port"].get(index), port_kind, PORT_MAC),
-                port_is_mac=port_is_mac,
-                port_desc=_text(columns["port_desc"].get(index)),
-                sys_name=_text(columns["sys_name"].get(index)),
-            )
-        )
-
-
-def _local_port(view, number, port_id, kind, desc, names, by_mac) -> str:
-    """The interface name of an LLDP local port: by its id (name, MAC, or ifIndex), else its description."""
-    text = port_id.printable() if port_id is not None else ""
-    subtype = kind.value if kind is not None and kind.kind == "int" else None
-    if subtype == PORT_MAC and mac_text(port_id) in by_mac:
-        return by_mac[mac_text(port_id)]
-    if text in names:
-        return text
-    if subtype == PORT_LOCAL and text.isascii() and text.isdigit() and int(text) in view.ports:
-        return view.ports[int(text)].name
-    described = desc.printable() if desc is not None else ""
-    if described in names:
-        return described
-    return view.ports[number].name if number in view.ports else ""
-
-
-def _id_text(value: SnmpValue | None, subtype: SnmpValue | None, mac_subtype: int) -> str:
-    if value is None or value.missing:
-        return ""
-    if subtype is not None and subtype.kind == "int" and subtype.value == mac_subtype and mac_text(value):
-        return mac_text(value)
-    return _text(value)
-
-
-def _text(value: SnmpValue | None) -> str:
-    return tag_value(value.printable()) if value is not None and value.kind == "octets" else ""

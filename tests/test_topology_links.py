@@ -283,3 +283,40 @@ def test_switches_without_lldp_are_cabled_by_their_forwarding_tables_and_their_p
     }
     parent_of = dependencies.parents()  # the dist switch has the most links: the poller's side
     assert parent_of[made["core"].pk] == made["dist"].pk and parent_of[made["access"].pk] == made["dist"].pk
+
+
+@pytest.fixture(scope="module")
+def v2_lab(tmp_path_factory):
+    """v2-a 1/xg1 - 1/xg1 v2-b, both speaking LLDP-V2-MIB alone (no LLDP-MIB, no forwarding table)."""
+    root = tmp_path_factory.mktemp("lldp-v2")
+    for me, other in (("a", "b"), ("b", "a")):
+        far = fleet.Attached(49, f"00:1e:c9:d{other}:01:01", f"v2-{other}", "1/xg1", f"00:1e:c9:d{other}:00:00")
+        device = fleet.powerconnect_6248(
+            f"v2{me}", f"v2-{me}", busy=False, attached=[far], fdb=False, lldp="v2", mac_prefix=f"00:1e:c9:d{me}"
+        )
+        device.write(root / "data")
+    port = free_udp_port()
+    process = services.start_snmpsim(root / "data", port, root / "log", name="snmpsim-lldp-v2")
+    yield port
+    process.stop()
+
+
+@pytest.mark.django_db
+def test_switches_speaking_only_lldp_v2_are_cabled_by_it(v2_lab):
+    from collectors.sessions import open_session
+    from collectors.snmptypes import SnmpTarget
+    from collectors.topology import read_l2
+    from monitor.core import aio
+
+    session = open_session(SnmpTarget("127.0.0.1", v2_lab, community="v2a", timeout=3), "fast")
+    view = aio.run(read_l2(session, fdb=False))
+    assert view.errors == [] and (view.chassis_id, view.sys_name) == ("00:1e:c9:da:00:00", "v2-a")
+    assert view.neighbours == [  # heard on two destination addresses: one neighbour
+        Neighbour("1/xg1", "00:1e:c9:db:00:00", "00:1e:c9:db:01:01", True, "1/xg1", "v2-b")
+    ]
+    for me in ("a", "b"):
+        Device.objects.create(name=f"v2-{me}", host="127.0.0.1", port=v2_lab, community=f"v2{me}", timeout_s=2)
+    summary = refresh_paths()
+    assert summary.problems == [] and summary.topology == 1
+    ends = [(r.a.name, r.a_port, r.b.name, r.b_port, r.via_lldp, r.via_fdb) for r in Link.objects.all()]
+    assert ends == [("v2-a", "1/xg1", "v2-b", "1/xg1", True, False)]

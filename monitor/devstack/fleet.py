@@ -183,7 +183,7 @@ def powerconnect_6248(
     busy: bool = True,
     attached: list[Attached] | None = None,
     fdb: bool = True,
-    lldp: bool = True,
+    lldp: bool | str = True,
     spike: tuple[int, int, int] | None = None,
     mac_prefix: str = "00:1e:c9:00",
     extra: list[tuple[str, str, str]] | None = None,

@@ -17,6 +17,7 @@ PVID = "1.3.6.1.2.1.17.7.1.4.5.1.1"
 VLAN_STATIC = "1.3.6.1.2.1.17.7.1.4.3.1"  # .2 egress ports, .4 untagged ports (PortLists), by VLAN id
 LLDP_LOC = "1.0.8802.1.1.2.1.3"
 LLDP_REM = "1.0.8802.1.1.2.1.4.1.1"
+LLDP_V2 = "1.3.111.2.802.1.1.13.1"
 
 
 @dataclass(frozen=True)
@@ -35,10 +36,16 @@ def _mac_index(mac: str) -> str:
 
 
 def l2_records(
-    ports: list[SimPort], attached: list[Attached], chassis: str, sys_name: str, fdb: bool, lldp: bool, vlan: int = 100
+    ports: list[SimPort],
+    attached: list[Attached],
+    chassis: str,
+    sys_name: str,
+    fdb: bool,
+    lldp: bool | str,
+    vlan: int = 100,
 ) -> list[tuple[str, str, str]]:
-    """BRIDGE-MIB and Q-BRIDGE-MIB forwarding entries (`fdb`) and LLDP-MIB neighbours (`lldp`) of a switch whose
-    ports have these hosts attached."""
+    """BRIDGE-MIB and Q-BRIDGE-MIB forwarding entries (`fdb`) and LLDP-MIB neighbours (`lldp`; "v2": LLDP-V2-MIB
+    alone) of a switch whose ports have these hosts attached."""
     rows: list[tuple[str, str, str]] = []
     if fdb:
         rows.append((BRIDGE_ADDRESS, "4x", chassis.replace(":", "")))  # dot1dBaseBridgeAddress: the chassis MAC
@@ -55,7 +62,9 @@ def l2_records(
                 (f"{QFDB}.2.{vlan}.{index}", "66", str(host.switch_port)),
                 (f"{QFDB}.3.{vlan}.{index}", "2", "3"),
             ]
-    if lldp:
+    if lldp == "v2":
+        rows += _lldp_v2(attached, chassis, sys_name)
+    elif lldp:
         rows += [
             (f"{LLDP_LOC}.1.0", "2", "4"),  # chassis id subtype macAddress
             (f"{LLDP_LOC}.2.0", "4x", chassis.replace(":", "")),
@@ -78,6 +87,31 @@ def l2_records(
                 (f"{LLDP_REM}.7.{row}", "4x", host.mac.replace(":", "")),
                 (f"{LLDP_REM}.8.{row}", "4", host.port_name),
                 (f"{LLDP_REM}.9.{row}", "4", host.sys_name),
+            ]
+    return rows
+
+
+def _lldp_v2(attached: list[Attached], chassis: str, sys_name: str) -> list[tuple[str, str, str]]:
+    """LLDP-V2-MIB (802.1AB-2009): the local identity, and each neighbour by the local port's ifIndex, heard on the
+    nearest bridge address (destination index 1) and, as agents that run LLDP per address list it again, on the
+    nearest non-TPMR bridge one (3)."""
+    rows = [
+        (f"{LLDP_V2}.3.1.0", "2", "4"),  # lldpV2LocChassisIdSubtype: macAddress
+        (f"{LLDP_V2}.3.2.0", "4x", chassis.replace(":", "")),
+        (f"{LLDP_V2}.3.3.0", "4", sys_name),
+    ]
+    for host in attached:
+        if not host.sys_name:
+            continue
+        for destination in (1, 3):
+            row = f"0.{host.switch_port}.{destination}.1"
+            rows += [
+                (f"{LLDP_V2}.4.1.1.5.{row}", "2", "4"),  # chassis id: a MAC
+                (f"{LLDP_V2}.4.1.1.6.{row}", "4x", (host.chassis or host.mac).replace(":", "")),
+                (f"{LLDP_V2}.4.1.1.7.{row}", "2", "3"),  # port id: a MAC
+                (f"{LLDP_V2}.4.1.1.8.{row}", "4x", host.mac.replace(":", "")),
+                (f"{LLDP_V2}.4.1.1.9.{row}", "4", host.port_name),
+                (f"{LLDP_V2}.4.1.1.10.{row}", "4", host.sys_name),
             ]
     return rows
 
