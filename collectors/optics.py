@@ -66,8 +66,10 @@ WARNINGS = {
 
 
 def sensor_value(raw: int, scale: int, precision: int) -> float:
-    """ENTITY-SENSOR-MIB's encoding: value x 10^(3 x (scale - 9)) x 10^-precision."""
-    return raw * 10.0 ** (3 * (scale - 9) - precision)
+    """ENTITY-SENSOR-MIB's encoding: value x 10^(3 x (scale - 9)) x 10^-precision (a division for a negative
+    exponent, so 419 tenths are 41.9, not 41.900000000000006)."""
+    exponent = 3 * (scale - 9) - precision
+    return raw * 10.0**exponent if exponent >= 0 else raw / 10.0**-exponent
 
 
 def _int(value: SnmpValue | None) -> int | None:

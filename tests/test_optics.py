@@ -6,12 +6,15 @@ receive level drops and clears when it comes back."""
 
 from __future__ import annotations
 
+import bz2
 import csv
 import io
 import math
 import re
+from pathlib import Path
 
 import pytest
+import snmpsim_data
 from django.test import Client
 
 from monitor.devstack import fleet, services
@@ -51,13 +54,13 @@ def agents(tmp_path_factory):
     process.stop()
 
 
-def polled(port: int, community: str) -> dict[str, dict[str, float]]:
+def polled(port: int, community: str, timeout: float = 3) -> dict[str, dict[str, float]]:
     from collectors.poll import poll_device
     from collectors.snmptypes import SnmpTarget
     from monitor.core import aio
     from monitor.devices.profiles import registry
 
-    target = SnmpTarget("127.0.0.1", port, community=community, timeout=3)
+    target = SnmpTarget("127.0.0.1", port, community=community, timeout=timeout)
     result = aio.run(poll_device(target, "d", None, profile=registry()["generic"], engine="fast"))
     assert not [e for e in result.errors if e.startswith("optics")], result.errors
     return {s.tags["optic"]: s.fields for s in result.samples if s.measurement == "optics"}
@@ -146,3 +149,111 @@ def test_a_rule_relative_to_the_modules_own_warning_level_fires_below_it(agents,
     assert all(o.startswith("ok") for o in run_polls([leaf.pk]).values())
     firing = {(s.instance, round(s.value, 1)) for s in AlertState.objects.filter(state="firing")}
     assert firing == {("Ethernet1", -14.2)}
+
+
+RECORDINGS = Path(snmpsim_data.__file__).parent / "data"
+
+
+def recording(path: Path) -> dict[str, tuple[str, str]]:
+    """oid -> (tag, value text), as the recording has it."""
+    found = {}
+    for line in bz2.decompress(path.read_bytes()).decode(errors="replace").splitlines():
+        oid, tag, value = [*line.split("|", 2), "", ""][:3]
+        found[oid] = (tag, value)
+    return found
+
+
+def text(found: dict, oid: str) -> str:
+    tag, value = found.get(oid, ("4", ""))
+    return bytes.fromhex(value).decode(errors="replace") if tag == "4x" else value
+
+
+def model(found: dict, table: str, port_of) -> dict[str, dict[str, float]]:
+    """The readings a recording's own lines give: RFC 3433's arithmetic on each ok power (dBm, or watts as dBm)
+    and temperature sensor whose entity text names a port, by `port_of` (a parse of that vendor's naming)."""
+    out: dict[str, dict[str, float]] = {}
+    for oid, (_, kind) in found.items():
+        if not oid.startswith(f"{table}.1."):
+            continue
+        index = oid[len(table) + 3 :]
+        number = lambda column, index=index: int(found.get(f"{table}.{column}.{index}", ("", "0"))[1])  # noqa: E731
+        if kind not in ("6", "8", "14") or number(5) != 1:
+            continue
+        said = text(found, f"1.3.6.1.2.1.47.1.1.1.1.7.{index}") + " " + text(found, f"1.3.6.1.2.1.47.1.1.1.1.2.{index}")
+        port = port_of(said)
+        if port is None:
+            continue
+        value = number(4) * 10.0 ** (3 * (number(2) - 9)) / 10.0 ** number(3)
+        if kind == "6":
+            value = 10 * math.log10(value * 1000)
+        field = (
+            "temperature_c"
+            if kind == "8"
+            else "rx_power_dbm"
+            if re.search("rx|receive", said, re.I)
+            else "tx_power_dbm"
+        )
+        out.setdefault(port, {})[field] = value
+    return out
+
+
+CASES = {
+    "arista-dcs-7150s": (
+        "cloud/arista-dcs-7150s-52-cl.snmprec.bz2", "1.3.6.1.2.1.99.1.1.1",
+        lambda said: (m.group(1) if (m := re.search(r"Sensor for (Ethernet\S+)", said)) else None),
+    ),
+    "cisco-c3750": (
+        "network/switch/cisco-c3750.snmprec.bz2", "1.3.6.1.4.1.9.9.91.1.1.1.1",
+        lambda said: (m.group(1) if (m := re.match(r"(Gi\S+) ", said)) else None),
+    ),
+    "cisco-10g": (
+        "network/appliance/cisco-unknown-01.snmprec.bz2", "1.3.6.1.4.1.9.9.91.1.1.1.1",
+        lambda said: (m.group(1) if (m := re.match(r"(Te\S+) ", said)) else None),
+    ),
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    root = tmp_path_factory.mktemp("optics-recordings")
+    (root / "data").mkdir()
+    for community, (path, _, _) in CASES.items():
+        (root / "data" / f"{community}.snmprec").write_bytes(bz2.decompress((RECORDINGS / path).read_bytes()))
+    port = free_udp_port()
+    process = services.start_snmpsim(root / "data", port, root / "log", name="snmpsim-optics-recordings")
+    yield port
+    process.stop()
+
+
+@pytest.mark.parametrize("community", list(CASES))
+def test_real_recordings_optics_match_their_own_lines(recorded, community):
+    """Real devices' recordings (snmpsim-data): Arista's ENTITY-SENSOR-MIB in milliwatts, named "DOM RX Power Sensor
+    for Ethernet5"; Cisco's CISCO-ENTITY-SENSOR-MIB in dBm, named "Gi1/0/1 Receive Power Sensor"."""
+    path, table, port_of = CASES[community]
+    expected = model(recording(RECORDINGS / path), table, port_of)
+    found = polled(recorded, community, timeout=15)  # a big recording: snmpsim answers its walks slowly
+    readings = {port: {k: v for k, v in fields.items() if "warning" not in k} for port, fields in found.items()}
+    assert set(readings) == set(expected) and len(expected) >= 2
+    for port, fields in expected.items():
+        assert readings[port] == pytest.approx(fields, abs=1e-9), port
+
+
+def test_a_real_modules_own_warning_levels_are_read(recorded):
+    """cisco-unknown-01's 10G modules keep four levels a sensor (CISCO-ENTITY-SENSOR-MIB entSensorThresholdTable):
+    the receive power's low warning is its least severe "less than" level, as the recording's lines give it."""
+    found = recording(RECORDINGS / CASES["cisco-10g"][0])
+    table, levels = "1.3.6.1.4.1.9.9.91.1.1.1.1", "1.3.6.1.4.1.9.9.91.1.2.1.1"
+    names = {text(found, oid): oid.rsplit(".", 1)[1] for oid in found if oid.startswith("1.3.6.1.2.1.47.1.1.1.1.7.")}
+    sensor = names["Te3/3 Receive Power Sensor"]
+    below = [
+        (int(found[f"{levels}.2.{key}"][1]), int(found[f"{levels}.4.{key}"][1]))
+        for oid, (_, relation) in found.items()
+        if oid.startswith(f"{levels}.3.{sensor}.") and relation in ("1", "2")
+        for key in [oid[len(levels) + 3 :]]
+    ]
+    severity = min(s for s, _ in below)
+    precision = int(found[f"{table}.3.{sensor}"][1])
+    low_warning = max(v for s, v in below if s == severity) / 10**precision
+    te33 = polled(recorded, "cisco-10g", timeout=15)["Te3/3"]
+    assert te33["rx_low_warning_dbm"] == pytest.approx(low_warning, abs=1e-9)
+    assert te33["rx_power_dbm"] < te33["rx_low_warning_dbm"]  # this module's light was already below it
