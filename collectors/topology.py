@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from collectors.arp import ArpEntry, read_arp
+from collectors.chassis import Chassis, read_chassis
 from collectors.l2text import mac_text, text_of
 from collectors.lldp import read_lldp
 from collectors.portfacts import PortFacts, read_port_facts
@@ -81,6 +82,8 @@ class L2View:
     arp_errors: list[str] = field(default_factory=list)  # apart: a cache that did not answer fails no layer-2 view
     facts: dict[str, PortFacts] = field(default_factory=dict)  # by port name (collectors/portfacts.py)
     facts_errors: list[str] = field(default_factory=list)  # apart too: the inventory's, not the links'
+    chassis: list[Chassis] = field(default_factory=list)  # ENTITY-MIB's chassis (collectors/chassis.py)
+    chassis_errors: list[str] = field(default_factory=list)  # apart too
 
     def port_by_mac(self) -> dict[str, str]:
         found: dict[str, str] = {}
@@ -117,6 +120,7 @@ async def read_l2(session: Session, fdb: bool = True, lldp: bool = True, arp: bo
         await read_lldp(session, view)
     if arp:
         view.arp, view.arp_errors = await read_arp(session)
+    view.chassis, view.chassis_errors = await read_chassis(session)
     if fdb:
         view.facts, view.facts_errors = await read_port_facts(
             session, {p.if_index: p.name for p in view.ports.values()}

@@ -22,7 +22,7 @@ from monitor.models import Device, Graph, Interface
 from monitor.polling import backoff
 from monitor.timeseries import top
 from monitor.timeseries.templates import TEMPLATES
-from monitor.topology import blast, dependencies, hosts, vendors
+from monitor.topology import blast, chassis, dependencies, hosts, vendors
 
 log = logging.getLogger(__name__)
 TOP = 10  # rows per ranking on the home page
@@ -122,6 +122,7 @@ def device_detail(request: HttpRequest, device_id: int) -> HttpResponse:
         "tree_places": device.tree_nodes.filter(tree__in=access.trees()).select_related("tree", "parent"),
         "first_graphs_url": first_screen(request, [card for _, items in groups for card in items]),
         "dependencies": dependencies.for_page(device, access.devices()),
+        "chassis": list(device.chassis.all()[:9]),  # ENTITY-MIB's, from the daily layer-2 read
         **range_context(request),
     }
     return render(request, "monitor/device.html", context)
@@ -157,8 +158,10 @@ def search(request: HttpRequest) -> HttpResponse:
         access = access_for(request)
         visible = access.devices()
         context["devices"] = visible.filter(Q(name__icontains=text) | Q(host__icontains=text))[:50]
+        context["chassis"] = chassis.with_serial(text, visible)  # a serial number off a label
         context["ports"] = _found_ports(access, text)
-        by_name = "." in text or not (context["devices"] or context["ports"])  # "core" names a device, not a host
+        named = context["devices"] or context["ports"] or context["chassis"]
+        by_name = "." in text or not named  # "core" names a device, not a host
         found = hosts.search(text, visible, resolve=by_name)
         context["mac"], context["addresses"], context["places"] = found.mac, found.addresses, list(found.places[:50])
         context["mac_vendor"] = vendors.vendor(found.mac) if found.mac else ""

@@ -19,7 +19,7 @@ from monitor.devices.profiles import is_array
 from monitor.models import Device
 from monitor.storage.models import PathLink, PathRefresh
 from monitor.storage.pathfind import Link, find_paths, transit_ports
-from monitor.topology import hosts, links, ports
+from monitor.topology import chassis, hosts, links, ports
 
 log = logging.getLogger(__name__)
 CONCURRENCY = 16
@@ -34,6 +34,7 @@ class RefreshSummary:
     hosts: int = 0  # MACs seen on switches' edge ports (monitor/topology/hosts.py)
     topology: int = 0  # links between monitored devices seen (monitor/topology/links.py)
     ports: int = 0  # ports whose admin status, duplex and VLANs were read (monitor/topology/ports.py)
+    chassis: int = 0  # chassis ENTITY-MIB described (monitor/topology/chassis.py)
     problems: list[str] = field(default_factory=list)
 
 
@@ -75,6 +76,7 @@ def refresh_paths() -> RefreshSummary:
     _record_hosts(summary, switches, views, switch_views, transit, now)
     _record_links(summary, found, switch_views, silent, {d.pk for d in devices if d not in failed}, now)
     _record_ports(summary, switches, views, now)
+    _record_chassis(summary, [d for d in devices if d not in failed], views, now)
     if summary.problems:
         log.warning("paths: %d problem(s): %s", len(summary.problems), "; ".join(summary.problems)[:2000])
     counts = (summary.arrays, summary.switches, summary.links, summary.kept, summary.hosts, summary.topology)
@@ -106,6 +108,14 @@ def _record_ports(summary, switches: list[Device], views: dict, now) -> None:
     said = [f"{d.name}: {problem}" for d in switches for problem in views[d].facts_errors]
     if said:
         log.warning("paths: %d switch(es) did not say their ports' VLANs: %s", len(said), "; ".join(said)[:2000])
+
+
+def _record_chassis(summary, devices: list[Device], views: dict, now) -> None:
+    """What each answering device said of its chassis: a failure here is logged and fails nothing else."""
+    try:
+        summary.chassis = chassis.record({str(d.pk): views[d] for d in devices}, now)
+    except Exception as exc:
+        log.warning("paths: chassis not recorded: %s", type(exc).__name__, exc_info=True)
 
 
 def _record_links(summary, found: list[Link], switch_views: dict, silent: dict, answered: set[int], now) -> None:

@@ -146,3 +146,28 @@ class PortState(models.Model):
 
     def __str__(self) -> str:
         return f"{self.device} {self.port}"
+
+
+class ChassisRecord(models.Model):
+    """A chassis a device is made of, as ENTITY-MIB described it at the daily layer-2 read (collectors/chassis.py):
+    one for a switch, one a member for a stack."""
+
+    device = models.ForeignKey(Device, on_delete=models.CASCADE, related_name="chassis")
+    index = models.PositiveIntegerField(help_text="entPhysicalIndex")
+    description = models.CharField(max_length=255, blank=True, default="")
+    name = models.CharField(max_length=255, blank=True, default="")
+    model = models.CharField(max_length=255, blank=True, default="")
+    serial = models.CharField(max_length=255, blank=True, default="")
+    maker = models.CharField(max_length=255, blank=True, default="")
+    hardware = models.CharField(max_length=255, blank=True, default="")
+    firmware = models.CharField(max_length=255, blank=True, default="")
+    software = models.CharField(max_length=255, blank=True, default="")
+    read_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["device", "index"]
+        constraints = [models.UniqueConstraint(fields=["device", "index"], name="unique_chassis")]
+        indexes = [models.Index(fields=["serial"], name="chassis_serial")]
+
+    def __str__(self) -> str:
+        return f"{self.device} {self.model or self.description} {self.serial}".strip()
