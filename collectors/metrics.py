@@ -118,7 +118,7 @@ def _columns(table: Table) -> list[str]:
 def _timed(table: Table) -> list[str]:
     """The columns that time a row, best first: its counters' (a wide table's columns come back in several
     answers, and a rate is timed by the answer that carried the counter), else its first column."""
-    counters = [oid for m in table.metrics if m.type == "counter" for oid in m.oids]
+    counters = [oid for m in table.metrics if m.type in ("counter", "count") for oid in m.oids]
     return list(dict.fromkeys(counters)) or _row_columns(table)[:1]
 
 
@@ -303,7 +303,7 @@ def _evaluate(
         except ValueProblem as exc:
             problems.append(str(exc))
             continue
-        if metric.type == "counter":
+        if metric.type in ("counter", "count"):
             _counter(metric, value, number, key + metric.name, fields, ctx, report.gaps)
         else:
             fields[metric.name] = number * metric.scale + metric.offset
@@ -335,8 +335,10 @@ def _counter(
     if rate.per_second is None:
         gaps[key] = rate.reason
         return
-    fields[DELTA + metric.name] = raw - before.value + (WRAP_32 if rate.reason == WRAPPED else 0)  # for ratios
-    fields[metric.name] = rate.per_second * metric.scale
+    delta = raw - before.value + (WRAP_32 if rate.reason == WRAPPED else 0)
+    fields[DELTA + metric.name] = delta  # for ratios
+    # a count: what happened in the interval (a latency histogram's bucket), summed exactly by any range or rollup
+    fields[metric.name] = (delta * metric.scale) if metric.type == "count" else rate.per_second * metric.scale
 
 
 UNIT_RAW = "_unitraw_"  # a unit-checked ratio's unscaled Δsum/Δops, until the rows have decided its unit

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-METRIC_TYPES = ("gauge", "counter", "ratio", "difference", "product", "sum", "quotient")
+METRIC_TYPES = ("gauge", "counter", "count", "ratio", "difference", "product", "sum", "quotient")
 DERIVED = ("ratio", "difference", "product", "sum", "quotient")
 MEASUREMENTS = (
     "system", "sensor", "volume", "disk_io", "storage", "member", "pool", "raid", "disk", "processor", "controller",

@@ -45,6 +45,9 @@ def milliseconds_array() -> fleet.SimDevice:
     return device
 
 
+READ_BUCKETS = (0, 40, 120, 160, 50, 24, 6, 0, 0, 0, 0, 0, 0)  # reads/s by latency bucket: 400 in all
+
+
 def nimble_array() -> fleet.SimDevice:
     """Nimble volumes as NimbleOS serves NIMBLE-MIB: sizes in MiB (high/low halves; the MIB's text says bytes, a real
     array's values are MiB: the profile's comment): a 6 TiB volume with 2.5 TiB used, 400 reads/s at 800 µs, and one
@@ -70,6 +73,8 @@ def nimble_array() -> fleet.SimDevice:
         (f"{NIMBLE}.35.1", "70:simdev", "r=250000,b=64,k=n-wtime"),  # 2.5 ms writes
         (f"{NIMBLE}.36.1", "70:simdev", "r=819200,b=64,k=n-wbytes"),  # 8 KiB writes
     ]
+    # the read latency histogram (.21-.33: 0-100 µs ... 500 ms-max): sql-data's 400 reads/s by bucket
+    rows += [(f"{NIMBLE}.{21 + n}.1", "70:simdev", f"r={rate},b=64,k=n-rlat{n}") for n, rate in enumerate(READ_BUCKETS)]
     return fleet.SimDevice("nimble", "Nimble Storage", "1.3.6.1.4.1.37447.3.1", "nimble-1", [], rows)
 
 
@@ -318,6 +323,15 @@ def test_nimble_volume_from_nimble_mib(sim):
     assert fields["read_bps"] == pytest.approx(400 * 32768, rel=0.02)
     assert fields["read_pct"] == pytest.approx(80.0, rel=0.01)
     assert fields["avg_io_bytes"] == pytest.approx((400 * 32768 + 100 * 8192) / 500, rel=0.01)
+    # the histogram's buckets are counts of the interval's reads (not rates): shares as served, summing to the reads
+    from monitor.timeseries import histogram
+
+    counts = [fields[name] for name in histogram.fields("read")]
+    assert all(float(c).is_integer() for c in counts) and sum(counts) > 400  # over 2 s of 400 reads/s
+    assert [c / sum(counts) for c in counts] == pytest.approx([r / 400 for r in READ_BUCKETS], abs=0.01)
+    # cumulative shares 10, 40, 80, 92.5, 98.5, 100 %: the median read took at most 1 ms, p95 5 ms, p99 10 ms
+    assert histogram.percentiles(fields)["read"].at == {0.5: 1.0, 0.95: 5.0, 0.99: 10.0}
+    assert histogram.percentiles(fields)["write"].ios == 0  # this array serves no write histogram here
 
 
 def test_storage_center_volumes_and_disk_folder_in_gib(sim):
@@ -634,3 +648,27 @@ def test_a_reader_sees_the_path_only_through_switches_they_may_read(clean_backen
     admin = django_user_model.objects.create_superuser("root", "root@example.com", "s3cret-pass-123")
     client.force_login(admin)
     assert "core-secret" in client.get(f"/storage/arrays/{array.pk}/path/").content.decode()  # staff see it
+
+
+@pytest.mark.django_db
+def test_a_rule_on_the_polls_read_p95_fires_from_the_histogram(sim, clean_backends):
+    """sql-data's reads by bucket put its 95th percentile in the 2-5 ms bucket, every poll: a rule "read p95 above
+    2 ms" fires at that bucket's bound, and one above 5 ms does not."""
+    from monitor.alerts.models import AlertState, Rule
+    from monitor.polling.run import run_polls
+
+    array = Device.objects.create(
+        name="nimble-1", host="127.0.0.1", port=sim.port, community="nimble", timeout_s=3, poll_interval_s=5
+    )  # polled every 5 s: two readings 3 s apart give counts (a rate needs half an interval)
+    run_polls([array.pk])  # discovery: hpe-nimble
+    for level, name in ((2.0, "p95 over 2 ms"), (5.0, "p95 over 5 ms")):
+        Rule.objects.create(
+            name=name, metric="volume_read_p95", scope="device", device=array, direction="above", fire_level=level,
+            clear_level=level, for_polls=1,
+        )  # fmt: skip
+    assert all(o.startswith("ok") for o in run_polls([array.pk]).values())
+    time.sleep(3)  # counts need two readings
+    assert all(o.startswith("ok") for o in run_polls([array.pk]).values())
+    states = {(s.rule.name, s.instance, s.state, s.value) for s in AlertState.objects.all()}
+    firing = {(s.rule.name, s.instance, s.value) for s in AlertState.objects.filter(state="firing")}
+    assert firing == {("p95 over 2 ms", "sql-data", 5.0)}, states

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from collectors import histograms
 from collectors.profileschema import STATES
 from collectors.samples import Sample
 
@@ -25,6 +26,7 @@ class Metric:
     match: tuple[tuple[str, str], ...] = ()  # tags a sample must carry (e.g. sensor kind)
     speed_field: str = ""  # allows levels in percent of this field (ports)
     warning_field: str = ""  # allows levels relative to the device's own threshold
+    quantile: float = 0.0  # a percentile of a latency histogram's buckets (`fields`, fastest first) in the poll
 
 
 METRICS: dict[str, Metric] = {
@@ -88,6 +90,19 @@ METRICS: dict[str, Metric] = {
             "volume",
         ),
         Metric("volume_read_latency", "Volume read latency", "volume", ("read_latency_ms",), "ms", "volume"),
+        *(
+            Metric(
+                f"volume_{op}_p{round(q * 100)}",
+                f"Volume {op} latency, {round(q * 100)}th percentile of the poll's I/Os (arrays with histograms)",
+                "volume",
+                tuple(histograms.fields(op)),
+                "ms",
+                "volume",
+                quantile=q,
+            )
+            for op in ("read", "write")
+            for q in (0.95, 0.99)
+        ),
         Metric("volume_write_latency", "Volume write latency", "volume", ("write_latency_ms",), "ms", "volume"),
         Metric(
             "snapshot_reserve",
@@ -141,6 +156,8 @@ def observe(metric: Metric, samples: list, error: str, profile=None) -> list[Obs
         if any(sample.tags.get(tag) != want for tag, want in metric.match):
             continue
         values = [float(sample.fields[f]) for f in metric.fields if isinstance(sample.fields.get(f), int | float)]
+        if metric.quantile:
+            values = _histogram_value(metric, sample.fields)
         if not values:
             continue
         speed = sample.fields.get(metric.speed_field) if metric.speed_field else None
@@ -154,6 +171,16 @@ def observe(metric: Metric, samples: list, error: str, profile=None) -> list[Obs
             )
         )
     return found
+
+
+def _histogram_value(metric: Metric, fields: dict) -> list[float]:
+    """[the upper bound (ms) of the bucket holding the metric's percentile of the poll's I/Os], [] for a poll
+    without I/O or without the histogram."""
+    counts = [fields.get(f) for f in metric.fields]
+    if not all(isinstance(c, int | float) for c in counts):
+        return []
+    bound = histograms.percentile([float(c) for c in counts], metric.quantile)
+    return [] if bound is None else [bound]
 
 
 def comparable(unit: str, obs: Observation, fire: float, clear: float) -> tuple[float, float, float] | None:
@@ -173,6 +200,8 @@ def format_value(metric: Metric, unit: str, value: float | None) -> str:
         return "not answering" if value >= 0.5 else "answering"
     if metric.key == EVENT:
         return "matching" if value >= 0.5 else "quiet"
+    if metric.quantile:
+        return histograms.bound_text(value)
     if metric.key == ARRAY_HEALTH:
         return STATES[max(0, min(len(STATES) - 1, round(value)))]
     if unit == "percent":

@@ -21,6 +21,7 @@ from monitor.storage.models import HeatmapLevels, LatencyUnit, PathLink
 from monitor.storage.pathdata import path_data
 from monitor.storage.paths import is_array
 from monitor.storage.summary import array_summary
+from monitor.timeseries import histogram
 
 log = logging.getLogger(__name__)
 UNAVAILABLE = "the time-series database is not answering; try again shortly"
@@ -59,6 +60,11 @@ def array_page(request: HttpRequest, device_id: int) -> HttpResponse:
     except Exception as exc:
         log.warning("array health for device %s failed: %s", device.pk, type(exc).__name__)
         context["health_error"] = UNAVAILABLE
+    try:
+        found = histogram.counts(str(device.pk), window.start, window.end, window.now)
+        context["percentiles"] = histogram.table(found)  # where the array serves latency histograms
+    except Exception as exc:
+        log.warning("latency histograms for device %s failed: %s", device.pk, type(exc).__name__)
     try:
         context["summary"] = array_summary(str(device.pk), window.start, window.end, window.now)
     except Exception as exc:
