@@ -124,3 +124,16 @@ def test_the_array_page_shows_the_whole_array_then_each_volume(planted, admin_us
         true = [truth(volumes, NOW_S - HOUR, NOW_S, q) for q in histogram.QUANTILES]
         expected = [histogram.bound_text(BOUNDS[bisect.bisect_left(BOUNDS, ms)]) for ms in true]
         assert row[2:5] == expected, (row, true)
+
+    from monitor.models import Graph  # the volume's latency graph says its own
+
+    graph = Graph.objects.create(device=array, template="volume_latency", instance="vol-b", title="vol-b latency")
+    page = client.get(f"/graphs/{graph.pk}/", {"range": "1d"}).content.decode()
+    cells = [
+        re.sub(r"<[^>]+>", "", c).strip()
+        for c in re.findall(r"<td>(.*?)</td>", page.split('id="volume-percentiles"')[1])
+    ]
+    true = [truth(["vol-b"], NOW_S - HOUR, NOW_S, q) for q in histogram.QUANTILES]
+    assert cells[:5] == ["Reads", f"{len([1 for at, _ in IOS['vol-b'] if at >= NOW_S - HOUR])}"] + [
+        histogram.bound_text(BOUNDS[bisect.bisect_left(BOUNDS, ms)]) for ms in true
+    ]

@@ -20,7 +20,7 @@ from monitor.graphs.timerange import RangeError, parse_range
 from monitor.graphs.viewhelpers import GROUP_ORDER, first_screen, graph_cards, range_context
 from monitor.models import Device, Graph, Interface
 from monitor.polling import backoff
-from monitor.timeseries import top
+from monitor.timeseries import histogram, top
 from monitor.timeseries.templates import TEMPLATES
 from monitor.topology import blast, chassis, dependencies, hosts, vendors
 
@@ -144,7 +144,21 @@ def graph_detail(request: HttpRequest, graph_id: int) -> HttpResponse:
         for place in context["seen"]:
             place.vendor = vendors.vendor(place.mac)
         context["blast"] = blast.for_port(graph.device_id, graph.instance, access.devices())  # what hangs on it
+    if template is not None and template.slug == "volume_latency":
+        context["percentiles"] = _volume_percentiles(request, graph)
     return render(request, "monitor/graph.html", context)
+
+
+def _volume_percentiles(request: HttpRequest, graph: Graph) -> list[dict]:
+    """The volume's latency percentiles over the page's range, where its array serves histograms; [] otherwise (a
+    range the page refuses, or InfluxDB away: the graph says that itself)."""
+    try:
+        window = parse_range(request.GET.get("start"), request.GET.get("end"), request.GET.get("range"))
+        found = histogram.counts(str(graph.device_id), window.start, window.end, window.now)
+    except Exception as exc:
+        log.info("latency histogram of graph %s not read: %s", graph.pk, type(exc).__name__)
+        return []
+    return histogram.table({graph.instance: found[graph.instance]})[1:] if graph.instance in found else []
 
 
 @login_required
