@@ -90,7 +90,7 @@ async def poll_device(
                 _port_sample(port, device_key, previous, state, read_at, result, tolerance, min_interval)
             )
         if OPTICS in groups and result.ports:
-            await _optics(session, device_key, result, clock)
+            await _optics(session, device_key, result, state, previous.optics if previous else {}, clock)
     if profile is not None:
         report = await read_metrics(
             session,
@@ -116,12 +116,20 @@ async def poll_device(
     return result
 
 
-async def _optics(session, device_key: str, result: PollResult, clock: Callable[[], float]) -> None:
-    """The ports' transceiver readings, one sample a port (and lane); a device that fails them fails nothing else."""
+async def _optics(
+    session, device_key: str, result: PollResult, state: CounterState, known: dict, clock: Callable[[], float]
+) -> None:
+    """The ports' transceiver readings, one sample a port (and lane); a device that fails them fails nothing else
+    (an answer no reader expected is named, and the plan kept)."""
+    state.optics = known
     try:
-        readings = await read_optics(session, {p.if_index: p.name for p in result.ports})
+        readings, state.optics = await read_optics(session, {p.if_index: p.name for p in result.ports}, known, clock())
     except SnmpError as exc:
         result.errors.append(f"optics: {exc}")
+        return
+    except Exception as exc:
+        result.errors.append(f"optics: unreadable answer ({type(exc).__name__})")
+        state.optics = {}  # worked out afresh next time
         return
     at = clock()
     fields: dict[tuple[str, str], dict[str, float]] = {}

@@ -35,6 +35,7 @@ class CounterState:
     units: dict[str, str] = field(
         default_factory=dict
     )  # unit-checked ratios: the unit decided (collectors/latencyunit)
+    optics: dict = field(default_factory=dict)  # which port each optic sensor is (collectors/optics.py's plan)
 
     def reading(self, key: str) -> Reading | None:
         """The counter kept under `key`, as a Reading for rate maths (None when it was not read last time)."""
@@ -55,6 +56,8 @@ class CounterState:
             raw["windows"] = self.windows.to_raw()
         if self.units:
             raw["units"] = self.units
+        if self.optics:
+            raw["optics"] = self.optics
         return orjson.dumps(raw, option=orjson.OPT_NON_STR_KEYS)  # ifIndex keys in the port knowledge
 
     @classmethod
@@ -79,6 +82,7 @@ class CounterState:
                 rows={str(k): int(v) for k, v in raw.get("rows", {}).items()},
                 windows=Windows.from_raw(raw.get("windows")),
                 units={str(k): str(v) for k, v in (raw.get("units") or {}).items()},
+                optics=raw["optics"] if isinstance(raw.get("optics"), dict) else {},
             )
         except (orjson.JSONDecodeError, ValueError, KeyError, TypeError, IndexError, AttributeError):
             return None

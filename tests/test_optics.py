@@ -37,6 +37,11 @@ DIMMED = [Optic(1, "Ethernet1", -14.2, -1.9, 33.4), Optic(11, "Ethernet11/1", -3
 UNLIT = [Optic(2, "Ethernet2", None, -2.0, 30.0)]  # a module with no light in: no Rx reading at all
 
 
+def odd(optics: list[Optic]) -> list[tuple[str, str, str]]:
+    """EOS's shape with every sensor's precision 400, far outside the MIB's -8..9: 10^-400 overflows a float."""
+    return [(oid, tag, "400" if oid.startswith("1.3.6.1.2.1.99.1.1.1.3.") else v) for oid, tag, v in described(optics)]
+
+
 @pytest.fixture(scope="module")
 def agents(tmp_path_factory):
     root = tmp_path_factory.mktemp("optics")
@@ -46,6 +51,8 @@ def agents(tmp_path_factory):
         ("eos", HEALTHY + UNLIT, described),
         ("eos-dim", DIMMED + UNLIT, described),
         ("cisco-dim", DIMMED + UNLIT, lambda optics: contained(optics, cisco=True)),
+        ("eos-dark", [Optic(1, "Ethernet1", None, -1.9, 33.4)], described),  # the far end went dark
+        ("odd", HEALTHY, odd),
     ):
         switch(community, optics, shape).write(root / "data")
     port = free_udp_port()
@@ -78,7 +85,10 @@ def test_each_ports_light_levels_and_temperature_are_read_in_either_shape(agents
         assert fields["rx_power_dbm"] == pytest.approx(optic.rx_dbm, abs=tolerance)
         assert fields["tx_power_dbm"] == pytest.approx(optic.tx_dbm, abs=tolerance)
         assert fields["temperature_c"] == pytest.approx(optic.temperature_c, abs=0.05)
-    assert "rx_power_dbm" not in optics["Ethernet2"]  # unlit (0 mW) or unavailable: no reading, never -inf
+    if community == "eos":  # no light at all (0 mW): the floor of -40 dBm, never -inf, so a "below" rule sees it
+        assert optics["Ethernet2"]["rx_power_dbm"] == -40.0
+    else:  # the sensor says it is unavailable: no reading
+        assert "rx_power_dbm" not in optics["Ethernet2"]
     assert optics["Ethernet2"]["tx_power_dbm"] == pytest.approx(-2.0, abs=tolerance)
     levels = {k: v for k, v in optics["Ethernet1"].items() if "warning" in k}
     if community == "cisco":  # the least severe level crossed first: minor below -9.9 dBm, not major below -13.9
@@ -99,10 +109,11 @@ def test_a_receive_level_rule_fires_when_the_light_dims_and_clears_when_it_retur
     assert all(o.startswith("ok") for o in run_polls([leaf.pk]).values())
     graphs = set(Graph.objects.filter(device=leaf, template="optics").values_list("instance", flat=True))
     assert graphs == {"Ethernet1", "Ethernet11/1", "Ethernet2"}
-    Rule.objects.create(
-        name="Rx light low", metric="optic_rx", scope="device", device=leaf, direction="below", fire_level=-12,
-        clear_level=-11, for_polls=1,
-    )  # fmt: skip
+    for port in ("Ethernet1", "Ethernet11/1"):  # the ports in use (Ethernet2's module has no fibre: -40 dBm)
+        Rule.objects.create(
+            name="Rx light low", metric="optic_rx", scope="series", device=leaf, instance=port, direction="below",
+            fire_level=-12, clear_level=-11, for_polls=1,
+        )  # fmt: skip
     assert all(o.startswith("ok") for o in run_polls([leaf.pk]).values())
     assert not AlertState.objects.filter(state="firing").exists()
     Device.objects.filter(pk=leaf.pk).update(community="eos-dim")  # Ethernet1's far end dims to -14.2 dBm
@@ -119,14 +130,14 @@ def test_a_receive_level_rule_fires_when_the_light_dims_and_clears_when_it_retur
         if 'class="optics">' in row
     }
     assert cells["Ethernet1"].startswith("Rx -14.2 / Tx -1.9 dBm, 33 °C")
-    assert cells["Ethernet2"].startswith("Rx \u2013 / Tx -2.0 dBm, 30 °C")  # unlit: a dash
+    assert cells["Ethernet2"].startswith("Rx -40.0 / Tx -2.0 dBm, 30 °C")  # no light: the floor
     assert cells["Ethernet11/1"].startswith("Rx -3.1 / Tx -2.2 dBm, 35 °C")
     rows = list(
         csv.DictReader(io.StringIO(client.get("/ports/", {"device": leaf.pk, "format": "csv"}).content.decode()))
     )
     by_port = {row["port"]: (row["rx_dbm"], row["tx_dbm"], row["optic_temperature_c"]) for row in rows}
     assert by_port["Ethernet1"] == ("-14.2", "-1.9", "33.4")  # numbers, not text a spreadsheet is warned of
-    assert by_port["Ethernet2"][0] == ""
+    assert float(by_port["Ethernet2"][0]) == -40.0
     Device.objects.filter(pk=leaf.pk).update(community="eos")
     assert all(o.startswith("ok") for o in run_polls([leaf.pk]).values())
     assert not AlertState.objects.filter(state="firing").exists()
@@ -257,3 +268,33 @@ def test_a_real_modules_own_warning_levels_are_read(recorded):
     te33 = polled(recorded, "cisco-10g", timeout=15)["Te3/3"]
     assert te33["rx_low_warning_dbm"] == pytest.approx(low_warning, abs=1e-9)
     assert te33["rx_power_dbm"] < te33["rx_low_warning_dbm"]  # this module's light was already below it
+
+
+def test_a_dark_fibre_reads_the_floor_and_an_odd_precision_costs_no_poll(agents):
+    """0 mW (no light at all) is -40 dBm, SFF-8472's floor, so a "below" rule fires on the worst case; a precision
+    the MIB does not allow is held to its range: the readings are odd, the poll and its ports are whole."""
+    assert polled(agents, "eos-dark")["Ethernet1"]["rx_power_dbm"] == -40.0
+    odd_readings = polled(agents, "odd")
+    assert set(odd_readings) == {"Ethernet1", "Ethernet11/1"}  # held to precision 9: tiny values, but read
+
+
+def test_the_plan_is_kept_so_a_poll_walks_only_the_sensors(agents):
+    """The first poll walks the entity and alias tables to place each sensor; the next, given that plan, walks the
+    sensor columns alone and reads the same; a plan of other ports is worked out again."""
+    from collectors.optics import read_optics
+    from collectors.sessions import open_session
+    from collectors.snmptypes import SnmpTarget
+    from monitor.core import aio
+
+    ports = {1: "Ethernet1", 2: "Ethernet2", 11: "Ethernet11/1"}
+
+    def read(known):
+        session = open_session(SnmpTarget("127.0.0.1", agents, community="cisco", timeout=3), "fast")
+        readings, plan = aio.run(read_optics(session, ports, known, 1000.0))
+        return sorted(readings, key=lambda r: (r.port, r.lane, r.field)), plan, session.requests
+
+    first, plan, asked = read(None)
+    again, same, asked_again = read(plan)
+    assert again == first and same == plan and asked_again < asked  # the sensor columns alone: 2 GETBULKs, not 6
+    assert read({**plan, "ports": 0})[2] == asked  # other ports: the tables are walked again
+    assert read({**plan, "at": 1000.0 - 86401})[2] == asked  # a day old: again

@@ -130,6 +130,28 @@ def test_forwarding_tables_alone_find_a_chain_of_switches_and_not_the_switch_bey
     }
 
 
+def test_a_switch_between_that_one_end_forgot_still_keeps_the_ends_apart():
+    """core(1) te1 - te1 dist(2) te2 - te1 access(3), where access's table no longer holds dist (aged out): core and
+    access look like neighbours from their own tables, but dist learned them on two ports of its own."""
+    views = {
+        "1": bridge(1, "core", {"te1": [2, 3]}),
+        "2": bridge(2, "dist", {"te1": [1], "te2": [3]}),
+        "3": bridge(3, "access", {"te1": [1]}),
+    }
+    assert sorted(links.fdb_links(views)) == [("1", "te1", "2", "te1")]  # dist - access: access forgot dist
+
+
+def test_a_bundle_lldp_names_by_its_members_gets_no_second_cable_from_the_forwarding_tables():
+    """LLDP runs on te1 and te2 (a bundle's members); the forwarding tables learn on po1, the bundle."""
+    one = bridge(1, "sw-one", {"po1": [2]})
+    two = bridge(2, "sw-two", {"po1": [1]})
+    one.neighbours = [Neighbour(p, "02:00:00:00:02:00", p, False, "", "sw-two") for p in ("te1", "te2")]
+    views = {"1": one, "2": two}
+    lldp, fdb = links.lldp_links(views), links.fdb_links(views)
+    assert list(fdb) == [("1", "po1", "2", "po1")]
+    assert sorted(links.with_fdb(lldp, fdb, views)) == [("1", "te1", "2", "te1"), ("1", "te2", "2", "te2")]
+
+
 def test_forwarding_tables_find_a_star_and_need_both_ends_to_have_learned_each_other():
     """core(1) with access switches 2 on te2 and 3 on te3; access 2 and 3 learned each other through the core.
     Switch 4 is learned on the core's te4 but never learned the core: one side's word is not a cable."""

@@ -87,10 +87,11 @@ def lldp_links(
 
 def fdb_links(switches: dict[str, L2View]) -> dict[Key, Seen]:
     """Switch-to-switch links from the forwarding tables alone, for switches that speak no LLDP: port P of A and port
-    Q of B are one cable when A learned one of B's own MACs on P, B learned one of A's on Q, and no third monitored
+    Q of B are one cable when A learned one of B's own MACs on P, B learned one of A's on Q, no third monitored
     switch was learned both on P and on Q (one between them would be: the disjoint forwarding sets of Lowekamp et al.,
-    "Topology discovery for large Ethernet networks", SIGCOMM 2001, over the monitored switches' own addresses). An
-    unmonitored switch between them is not seen: the link is drawn through it."""
+    "Topology discovery for large Ethernet networks", SIGCOMM 2001, over the monitored switches' own addresses), and
+    no third switch learned A and B on two different ports of its own (it sits between them, though one of them has
+    forgotten it). An unmonitored switch between them is not seen: the link is drawn through it."""
     owners: dict[str, set[str]] = defaultdict(set)  # a bridge's own MAC -> the bridges it names
     for name, view in switches.items():
         if view.fdb or view.bridge_mac:
@@ -107,6 +108,14 @@ def fdb_links(switches: dict[str, L2View]) -> dict[Key, Seen]:
         for other in learned:
             towards[(name, other)].append(port)
 
+    learners: dict[str, set[str]] = defaultdict(set)  # a bridge -> the switches that learned it
+    for name, other in towards:
+        learners[other].add(name)
+
+    def between(a: str, b: str) -> bool:
+        """A third switch learned a and b on different ports of its own: it is on the way between them."""
+        return any(not set(towards[(x, a)]) & set(towards[(x, b)]) for x in (learners[a] & learners[b]) - {a, b})
+
     def facing(a: str, port: str, b: str) -> str | None:
         """B's one port that learned A and shares no third bridge with A's `port`."""
         beyond = through[(a, port)] - {b}
@@ -117,7 +126,7 @@ def fdb_links(switches: dict[str, L2View]) -> dict[Key, Seen]:
     for (a, port), learned in list(through.items()):
         for b in learned:
             far = facing(a, port, b)
-            if far is not None and facing(b, far, a) == port:
+            if far is not None and facing(b, far, a) == port and not between(a, b):
                 key = normalised(a, port, b, far)
                 found.setdefault(key, Seen(key)).via.add("fdb")
     return found
@@ -125,9 +134,10 @@ def fdb_links(switches: dict[str, L2View]) -> dict[Key, Seen]:
 
 def with_fdb(lldp: dict[Key, Seen], fdb: dict[Key, Seen], views: dict[str, L2View]) -> dict[Key, Seen]:
     """LLDP's links and the forwarding tables', one row per cable. Where they name the same cable's ends differently,
-    LLDP's word, which the far device gave itself, wins, except for a far port LLDP named by a text that is none of
-    that device's port names (a description): the forwarding tables' link, whose two ports are the devices' own,
-    is that cable, learned from both."""
+    LLDP's word, which the far device gave itself, wins (where LLDP cables two devices, the forwarding tables add no
+    other cable between them: a bundle's members speak LLDP, its port-channel learns the MACs), except for a far port
+    LLDP named by a text that is none of that device's port names (a description): the forwarding tables' link,
+    whose two ports are the devices' own, is that cable, learned from both."""
     out = {key: Seen(key, set(seen.via)) for key, seen in lldp.items()}
     by_end = {(key[i], key[i + 1], key[2 - i]): key for key in fdb for i in (0, 2)}  # (device, port, far device)
     for key in lldp:
@@ -138,9 +148,12 @@ def with_fdb(lldp: dict[Key, Seen], fdb: dict[Key, Seen], views: dict[str, L2Vie
                 out.pop(key, None)
                 out.setdefault(other, Seen(other)).via.add("lldp")
     ends = {(key[i], key[i + 1]) for key in out for i in (0, 2)}
+    pairs = {(key[0], key[2]) for key in out}  # devices LLDP cables: its ports are the cable's (a bundle's members)
     for key, seen in fdb.items():
-        if key in out or not ({(key[0], key[1]), (key[2], key[3])} & ends):
-            out.setdefault(key, Seen(key)).via.update(seen.via)
+        if key in out:
+            out[key].via.update(seen.via)
+        elif (key[0], key[2]) not in pairs and not ({(key[0], key[1]), (key[2], key[3])} & ends):
+            out[key] = Seen(key, set(seen.via))
     return out
 
 
