@@ -12,6 +12,9 @@ BUCKETS = (
     ("20ms", 20.0), ("50ms", 50.0), ("100ms", 100.0), ("200ms", 200.0), ("500ms", 500.0), ("over_500ms", math.inf),
 )  # fmt: skip
 OPS = ("read", "write")
+# The bound a percentile in the last bucket (over 500 ms) is given where a number must be finite (an alert's value,
+# a webhook's JSON): a page says "> 500 ms" for it.
+OVER_LAST_MS = 1000.0
 
 
 def fields(op: str) -> list[str]:
@@ -38,6 +41,6 @@ def bound_text(ms: float | None) -> str:
     """A bucket's bound as people read it: "≤ 500 µs", "≤ 2 ms", "> 500 ms"; a dash for no I/O."""
     if ms is None:
         return "\u2013"
-    if math.isinf(ms):
+    if ms > BUCKETS[-2][1]:
         return f"> {BUCKETS[-2][1]:g} ms"
     return f"\u2264 {ms * 1000:g} \u00b5s" if ms < 1 else f"\u2264 {ms:g} ms"

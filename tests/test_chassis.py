@@ -48,12 +48,20 @@ def model(path: Path) -> list[dict]:
     return [{"index": i} | {k: cells.get(f"{ENTITY}.{n}.{i}", "").strip() for k, n in COLUMNS.items()} for i in indexes]
 
 
+def oid_key(line: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in line.split("|", 1)[0].split(".") if part.isdigit())
+
+
 @pytest.fixture(scope="module")
 def agent(tmp_path_factory):
     root = tmp_path_factory.mktemp("chassis")
     (root / "data").mkdir()
     for community, path in SOURCES.items():
         (root / "data" / f"{community}.snmprec").write_bytes(raw(path))
+    # a device that also says a chassis is at entPhysicalIndex 4294967295, past the MIB's 2147483647
+    odd = [f"{ENTITY}.2.4294967295|4|Forged chassis", f"{ENTITY}.5.4294967295|2|3", f"{ENTITY}.11.4294967295|4|EVIL-1"]
+    lines = raw(SOURCES["procurve"]).decode(errors="replace").splitlines() + odd
+    (root / "data" / "odd.snmprec").write_text("\n".join(sorted(lines, key=oid_key)) + "\n")
     port = free_udp_port()
     process = services.start_snmpsim(root / "data", port, root / "log", name="snmpsim-chassis")
     yield port
@@ -99,3 +107,13 @@ def test_the_daily_read_keeps_them_the_page_shows_them_and_the_search_finds_a_se
     Device.objects.filter(pk=pc.pk).update(port=free_udp_port(), timeout_s=0.3, retries=0)  # it stops answering
     refresh_paths()
     assert ChassisRecord.objects.get(device=pc).read_at == first.read_at  # kept as it was, not forgotten
+
+
+@pytest.mark.django_db
+def test_a_chassis_index_past_the_mibs_range_is_left_out_and_the_rest_kept(agent):
+    odd = Device.objects.create(name="odd", host="127.0.0.1", port=agent, community="odd", timeout_s=5)
+    summary = refresh_paths()
+    assert summary.chassis == 1
+    assert list(ChassisRecord.objects.filter(device=odd).values_list("serial", flat=True)) == [
+        model(PROCURVE)[0]["serial"]
+    ]

@@ -245,3 +245,30 @@ def test_a_name_that_names_a_device_is_not_looked_up_by_the_search_page(admin_us
     client.force_login(admin_user)
     page = client.get("/search/", {"q": "localhost"}).content.decode()
     assert "localhost-switch" in page and 'id="found-hosts"' not in page
+
+
+def test_a_busy_resolver_answers_at_once_and_a_name_is_kept_a_minute(settings):
+    """With every lookup slot taken (slow names someone else asked for), a search answers at once without its
+    name's addresses, rather than queueing behind them; an answer once had is kept, so it needs no slot."""
+    import time
+
+    from monitor.topology import names
+
+    settings.MONITOR_HOSTS_DNS = True
+    names._kept.clear()
+    taken = [names._slots.acquire(blocking=False) for _ in range(names.MAX_AT_ONCE)]
+    try:
+        assert all(taken)
+        started = time.monotonic()
+        assert names.addresses("localhost") == []
+        assert time.monotonic() - started < 0.5  # not a wait for the resolver
+    finally:
+        for _ in taken:
+            names._slots.release()
+    assert "127.0.0.1" in names.addresses("localhost")
+    taken = [names._slots.acquire(blocking=False) for _ in range(names.MAX_AT_ONCE)]
+    try:
+        assert "127.0.0.1" in names.addresses("LOCALHOST.")  # kept: no slot needed
+    finally:
+        for _ in taken:
+            names._slots.release()

@@ -67,7 +67,8 @@ def truth(volumes: list[str], start: int, end: int, q: float) -> float:
 
 
 RANGES = {
-    "two days, raw samples": (NOW_S - 2 * DAY, NOW_S - HOUR),
+    "three hours, raw samples": (NOW_S - 4 * HOUR, NOW_S - HOUR),
+    "two days, from the 5-minute sums": (NOW_S - 2 * DAY, NOW_S - HOUR),
     "twenty days, past the raw retention": (START_S, NOW_S - HOUR),
     "the bad hour alone": (NOW_S - 10 * DAY, NOW_S - 10 * DAY + HOUR),
 }
@@ -112,7 +113,7 @@ def test_the_array_page_shows_the_whole_array_then_each_volume(planted, admin_us
     for at, fields in recent:
         samples = [Sample("volume", {"device": str(array.pk), "volume": v}, f, at) for v, f in fields.items()]
         history.poll(str(array.pk), at, samples, POLL)
-    history.flush()
+    history.close(NOW_S + HOUR)  # every window of that hour written, as the pollers write them after its end
     client = Client()
     client.force_login(admin_user)
     page = client.get(f"/storage/arrays/{array.pk}/", {"range": "1d"}).content.decode()

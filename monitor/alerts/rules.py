@@ -180,7 +180,7 @@ def _histogram_value(metric: Metric, fields: dict) -> list[float]:
     if not all(isinstance(c, int | float) for c in counts):
         return []
     bound = histograms.percentile([float(c) for c in counts], metric.quantile)
-    return [] if bound is None else [bound]
+    return [] if bound is None else [min(bound, histograms.OVER_LAST_MS)]  # finite: JSON has no infinity
 
 
 def comparable(unit: str, obs: Observation, fire: float, clear: float) -> tuple[float, float, float] | None:

@@ -154,7 +154,7 @@ def _volume_percentiles(request: HttpRequest, graph: Graph) -> list[dict]:
     range the page refuses, or InfluxDB away: the graph says that itself)."""
     try:
         window = parse_range(request.GET.get("start"), request.GET.get("end"), request.GET.get("range"))
-        found = histogram.counts(str(graph.device_id), window.start, window.end, window.now)
+        found = histogram.counts(str(graph.device_id), window.start, window.end, window.now, graph.instance)
     except Exception as exc:
         log.info("latency histogram of graph %s not read: %s", graph.pk, type(exc).__name__)
         return []
@@ -174,17 +174,17 @@ def search(request: HttpRequest) -> HttpResponse:
         context["devices"] = visible.filter(Q(name__icontains=text) | Q(host__icontains=text))[:50]
         context["chassis"] = chassis.with_serial(text, visible)  # a serial number off a label
         context["ports"] = _found_ports(access, text)
-        named = context["devices"] or context["ports"] or context["chassis"]
-        by_name = "." in text or not named  # "core" names a device, not a host
+        slugs = [s for s, t in TEMPLATES.items() if t.measurement == "volume"]
+        graphs = access.graphs().select_related("device").filter(template__in=slugs, instance__icontains=text)
+        volumes: dict[tuple[int, str], Graph] = {}
+        for graph in graphs[:400]:
+            volumes.setdefault((graph.device_id, graph.instance), graph)  # one entry per volume
+        context["volumes"] = list(volumes.values())[:100]
+        named = context["devices"] or context["ports"] or context["chassis"] or context["volumes"]
+        by_name = "." in text or not named  # "core" names a device, "vmfs-1" a volume: not a host to look up
         found = hosts.search(text, visible, resolve=by_name)
         context["mac"], context["addresses"], context["places"] = found.mac, found.addresses, list(found.places[:50])
         context["mac_vendor"] = vendors.vendor(found.mac) if found.mac else ""
-        slugs = [s for s, t in TEMPLATES.items() if t.measurement == "volume"]
-        found = access.graphs().select_related("device").filter(template__in=slugs, instance__icontains=text)
-        volumes: dict[tuple[int, str], Graph] = {}
-        for graph in found[:400]:
-            volumes.setdefault((graph.device_id, graph.instance), graph)  # one entry per volume
-        context["volumes"] = list(volumes.values())[:100]
         port_devices = {p.device_id for p in context["ports"]}
         traffic = Graph.objects.filter(template="traffic", device_id__in=port_devices)
         graphs = {(g.device_id, g.instance): g.pk for g in traffic}

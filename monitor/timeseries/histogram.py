@@ -8,7 +8,7 @@ average of averages, or a percentile of per-poll means, is not."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from collectors.histograms import BUCKETS, OPS, bound_text, fields, percentile
 from monitor.timeseries import tiers
@@ -17,6 +17,7 @@ from monitor.timeseries.client import run
 __all__ = ["BUCKETS", "OPS", "QUANTILES", "Percentiles", "bound_text", "counts", "fields", "percentile", "percentiles"]
 
 QUANTILES = (0.5, 0.95, 0.99)
+RAW_UP_TO = timedelta(hours=6)  # longer ranges are summed from the 5-minute windows
 
 _READ = """from(bucket: p_bucket) |> range(start: p_start, stop: p_stop)
   |> filter(fn: (r) => r._measurement == "volume" and r.device == p_device and ({fields}))
@@ -32,16 +33,23 @@ class Percentiles:
     at: dict[float, float | None]
 
 
-def counts(device: str, start: datetime, end: datetime, now: datetime) -> dict[str, dict[str, float]]:
-    """{volume: {bucket field: I/Os}} of the device over [start, end), from the finest tier holding the range (a
-    range read from the rollups counts their whole windows, the one still open not yet); {} where the array serves
-    no histogram."""
+def counts(
+    device: str, start: datetime, end: datetime, now: datetime, volume: str | None = None
+) -> dict[str, dict[str, float]]:
+    """{volume: {bucket field: I/Os}} of the device (or of one `volume`) over [start, end); {} where the array serves
+    no histogram. A range of up to RAW_UP_TO is summed from the raw samples; a longer one, or one the raw retention
+    no longer holds, from the 5-minute windows (their sums: the same counts, 300 times fewer points; their whole
+    windows, the one still open not yet)."""
     tier = tiers.finest_holding(start, now)
+    if not tier.step_s and end - start > RAW_UP_TO:
+        tier = next((t for t in tiers.tiers() if t.step_s and t.holds(start, now)), tier)
     names = [f for op in OPS for f in fields(op)]
     stored = [f"{name}_sum" for name in names] if tier.step_s else names
     params: dict = {"p_bucket": tier.bucket, "p_start": start, "p_stop": end, "p_device": device}
     params |= {f"p_f{i}": name for i, name in enumerate(stored)}
     predicate = " or ".join(f"r._field == p_f{i}" for i in range(len(stored)))
+    if volume is not None:
+        predicate, params["p_volume"] = f"({predicate}) and r.volume == p_volume", volume
     found: dict[str, dict[str, float]] = {}
     for table in run(_READ.replace("{fields}", predicate), params):
         name = table.group.get("_field", "").removesuffix("_sum")

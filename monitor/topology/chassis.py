@@ -3,14 +3,18 @@ chassis serial number."""
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime
 
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.db.models import QuerySet
 
 from monitor.topology.models import ChassisRecord
 
 MAX_FOUND = 50
+MAX_INDEX = 2_147_483_647
+TEXTS = ("description", "name", "model", "serial", "maker", "hardware", "firmware", "software")
+log = logging.getLogger(__name__)
 
 
 def record(views: dict, now: datetime) -> int:
@@ -20,15 +24,19 @@ def record(views: dict, now: datetime) -> int:
     for pk, view in views.items():
         if view.chassis_errors:
             continue
-        with transaction.atomic():
-            ChassisRecord.objects.filter(device_id=int(pk)).exclude(index__in=[c.index for c in view.chassis]).delete()
-            for found in view.chassis:
-                fields = {k: getattr(found, k)[:255] for k in ("description", "name", "model", "serial", "maker")}
-                fields |= {k: getattr(found, k)[:255] for k in ("hardware", "firmware", "software")}
-                ChassisRecord.objects.update_or_create(
-                    device_id=int(pk), index=found.index, defaults=fields | {"read_at": now}
-                )
-                stored += 1
+        chassis = [c for c in view.chassis if 0 < c.index <= MAX_INDEX]  # entPhysicalIndex: 1..2147483647
+        try:
+            with transaction.atomic():
+                ChassisRecord.objects.filter(device_id=int(pk)).exclude(index__in=[c.index for c in chassis]).delete()
+                for found in chassis:
+                    fields = {k: getattr(found, k)[:255] for k in TEXTS}
+                    ChassisRecord.objects.update_or_create(
+                        device_id=int(pk), index=found.index, defaults=fields | {"read_at": now}
+                    )
+        except DatabaseError as exc:  # one device's odd answer costs its own chassis, not the others'
+            log.warning("chassis of device %s not recorded: %s", pk, type(exc).__name__)
+            continue
+        stored += len(chassis)
     return stored
 
 

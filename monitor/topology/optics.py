@@ -42,4 +42,6 @@ def newest(now: datetime) -> dict[tuple[int, str], list[OpticNow]]:
         port, _, lane = optic.partition(" lane ")
         reading = OpticNow(lane, *(values.get(f) for f in FIELDS))
         out.setdefault((int(device), port), []).append(reading)
+    for readings in out.values():  # lane 2 before lane 10
+        readings.sort(key=lambda r: int(r.lane) if r.lane.isdigit() else 0)
     return out
