@@ -119,8 +119,8 @@ async def poll_device(
 async def _optics(
     session, device_key: str, result: PollResult, state: CounterState, known: dict, clock: Callable[[], float]
 ) -> None:
-    """The ports' transceiver readings, one sample a port (and lane); a device that fails them fails nothing else
-    (an answer no reader expected is named, and the plan kept)."""
+    """The ports' transceiver readings, one sample a port (and lane); a device that fails them fails nothing else (an
+    SNMP failure keeps the sensors' plan; an answer no reader expected drops it, to be worked out afresh)."""
     state.optics = known
     try:
         readings, state.optics = await read_optics(session, {p.if_index: p.name for p in result.ports}, known, clock())

@@ -79,16 +79,18 @@ def l2_records(
         for host in attached:
             if not host.sys_name:
                 continue
-            row = f"0.{host.switch_port}.1"
-            rows += [
-                (f"{LLDP_REM}.4.{row}", "2", "4"),  # chassis id: a MAC
-                (f"{LLDP_REM}.5.{row}", "4x", (host.chassis or host.mac).replace(":", "")),
-                (f"{LLDP_REM}.6.{row}", "2", "3"),  # port id: a MAC
-                (f"{LLDP_REM}.7.{row}", "4x", host.mac.replace(":", "")),
-                (f"{LLDP_REM}.8.{row}", "4", host.port_name),
-                (f"{LLDP_REM}.9.{row}", "4", host.sys_name),
-            ]
+            rows += _remote(LLDP_REM, 4, f"0.{host.switch_port}.1", host)
     return rows
+
+
+def _remote(table: str, first: int, row: str, host: Attached) -> list[tuple[str, str, str]]:
+    """One neighbour's row of a remote table (LLDP-MIB's lldpRemTable from column 4, LLDP-V2-MIB's from 5: the same
+    six columns): chassis id subtype and id (a MAC), port id subtype and id (a MAC), port description, sysName."""
+    values = [
+        ("2", "4"), ("4x", (host.chassis or host.mac).replace(":", "")), ("2", "3"),
+        ("4x", host.mac.replace(":", "")), ("4", host.port_name), ("4", host.sys_name),
+    ]  # fmt: skip
+    return [(f"{table}.{first + n}.{row}", tag, value) for n, (tag, value) in enumerate(values)]
 
 
 def _lldp_v2(attached: list[Attached], chassis: str, sys_name: str) -> list[tuple[str, str, str]]:
@@ -104,15 +106,7 @@ def _lldp_v2(attached: list[Attached], chassis: str, sys_name: str) -> list[tupl
         if not host.sys_name:
             continue
         for destination in (1, 3):
-            row = f"0.{host.switch_port}.{destination}.1"
-            rows += [
-                (f"{LLDP_V2}.4.1.1.5.{row}", "2", "4"),  # chassis id: a MAC
-                (f"{LLDP_V2}.4.1.1.6.{row}", "4x", (host.chassis or host.mac).replace(":", "")),
-                (f"{LLDP_V2}.4.1.1.7.{row}", "2", "3"),  # port id: a MAC
-                (f"{LLDP_V2}.4.1.1.8.{row}", "4x", host.mac.replace(":", "")),
-                (f"{LLDP_V2}.4.1.1.9.{row}", "4", host.port_name),
-                (f"{LLDP_V2}.4.1.1.10.{row}", "4", host.sys_name),
-            ]
+            rows += _remote(f"{LLDP_V2}.4.1.1", 5, f"0.{host.switch_port}.{destination}.1", host)
     return rows
 
 

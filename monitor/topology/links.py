@@ -140,9 +140,10 @@ def with_fdb(lldp: dict[Key, Seen], fdb: dict[Key, Seen], views: dict[str, L2Vie
     whose two ports are the devices' own, is that cable, learned from both."""
     out = {key: Seen(key, set(seen.via)) for key, seen in lldp.items()}
     by_end = {(key[i], key[i + 1], key[2 - i]): key for key in fdb for i in (0, 2)}  # (device, port, far device)
+    port_names = {device: {port.name for port in view.ports.values()} for device, view in views.items()}
     for key in lldp:
         for near, far in ((0, 2), (2, 0)):
-            names = {port.name for port in views[key[far]].ports.values()} if key[far] in views else set()
+            names = port_names.get(key[far], set())
             other = by_end.get((key[near], key[near + 1], key[far]))
             if names and key[far + 1] not in names and other is not None:
                 out.pop(key, None)
