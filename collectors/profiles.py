@@ -18,6 +18,7 @@ from collectors.profileschema import (
     IF_COUNTER_GROUPS,
     MEASUREMENTS,
     METRIC_TYPES,
+    MORE,
     MetricFile,
     ProfileFile,
     TableFile,
@@ -53,18 +54,23 @@ class Metric:
     emit: bool = True
     unit_gauge: str = ""  # a ratio whose unit the device's own average gauge decides (collectors/latencyunit.py)
     unit_scales: tuple[tuple[str, float], ...] = ()  # (unit name, scale to the metric's unit)
-    states: tuple[tuple[int, str, str], ...] = ()  # (code, state, the vendor's word): what a status code means
+    states: tuple[tuple[int | None, str, str], ...] = ()  # (code, state, the vendor's word); None: codes above
     progress: str = ""  # the metric beside it holding the status's percent done (a rebuild)
 
     def state_of(self, value: float | None) -> tuple[str, str] | None:
-        """(state, the vendor's word) of a status code by the profile's state map; a code the map does not name is
-        a warning named by its number, never ok; None without a map or a value."""
+        """(state, the vendor's word) of a status code by the profile's state map; a code above those named where
+        the map has `more` (a count) is that state, its word after the number ("2 failed"); any other code the map
+        does not name is a warning named by its number, never ok; None without a map or a value."""
         if not self.states or value is None or value != value:
             return None
         code = int(value) if float(value).is_integer() else None
         for known, state, word in self.states:
-            if known == code:
+            if known == code and code is not None:
                 return state, word
+        last = self.states[-1]
+        top = max((known for known, _, _ in self.states if known is not None), default=None)
+        if last[0] is None and code is not None and top is not None and code > top:
+            return last[1], f"{code} {last[2]}"
         return "warning", f"unknown ({value:g})"
 
 
@@ -211,6 +217,7 @@ def _build(name: str, path: Path, data: dict) -> Profile:
     _check_parts(scalars, "metrics")
     tables = tuple(_table(t, f"tables[{i}]", maps) for i, t in enumerate(checked.tables))
     _check_unique([t.name for t in tables], "tables")
+    _check_statuses_told_apart(tables)
     names = {t.name for t in tables}
     for i, offer in enumerate(checked.graphs):
         if offer.per and offer.per not in names:
@@ -256,9 +263,32 @@ def _metric(data: MetricFile, where: str, scalar: bool, maps: dict | None = None
         emit=data.emit,
         unit_gauge=check.gauge if check else "",
         unit_scales=tuple(check.units.items()) if check else (),
-        states=tuple((code, *meaning) for code, meaning in sorted((maps or {}).get(data.states or "", {}).items())),
+        states=_states((maps or {}).get(data.states or "", {})),
         progress=data.progress or "",
     )
+
+
+def _states(named: dict) -> tuple[tuple[int | None, str, str], ...]:
+    """A state map as (code, state, word) in code order, `more` last as code None."""
+    codes = tuple((code, *meaning) for code, meaning in sorted((c, m) for c, m in named.items() if c != MORE))
+    return codes + (((None, *named[MORE]),) if MORE in named else ())
+
+
+def _check_statuses_told_apart(tables: tuple[Table, ...]) -> None:
+    """Two tables whose rows look alike (one measurement, the same static tags and tag names) may not both map a
+    status of the same name: a row of one could not be told from a row of the other, nor read by the right map."""
+    seen: dict[tuple, str] = {}
+    for table in tables:
+        shape = (table.measurement, tuple(sorted(table.static_tags.items())), tuple(sorted(t.name for t in table.tags)))
+        for metric in table.metrics:
+            if not metric.states:
+                continue
+            other = seen.setdefault((*shape, metric.name), table.name)
+            if other != table.name:
+                raise ProfileError(
+                    f"tables.{table.name}.{metric.name}: its rows look like those of table {other!r} (same "
+                    "measurement and tags); give each a `static_tags` value that tells them apart"
+                )
 
 
 def _table(data: TableFile, where: str, maps: dict | None = None) -> Table:

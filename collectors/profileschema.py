@@ -21,6 +21,7 @@ MEASUREMENTS = (
 IF_COUNTER_GROUPS = ("errors", "discards", "unicast", "broadcast")
 # One vocabulary for every vendor's status codes (docs/profiles.md "States"), the worst last
 STATES = ("ok", "warning", "degraded", "rebuilding", "failed")
+MORE = "more"  # in a state map: any code above the largest named (a count of failed disks)
 # read only when a profile names them: EtherLike-MIB pause frames; transceiver optics (collectors/optics.py)
 IF_OPTIONAL_GROUPS = ("pause", "optics")
 NAME = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -250,14 +251,17 @@ class GraphFile(_Strict):
     per: str = ""
 
 
-def _state_map(value: object) -> dict[int, tuple[str, str]]:
-    """{code: [state, the vendor's word]}: a state of STATES and the word the vendor's MIB gives the code."""
+def _state_map(value: object) -> dict[int | str, tuple[str, str]]:
+    """{code: [state, the vendor's word]}: a state of STATES and the word the vendor's MIB gives the code; `more`
+    means any whole number above the largest code named (a count: `{0: [ok, none], more: [failed, failed]}`)."""
     if not isinstance(value, dict) or not value:
         raise ValueError("must map status codes to [state, word]")
+    if MORE in value and not any(isinstance(c, int) and not isinstance(c, bool) for c in value):
+        raise ValueError(f"{MORE}: only beside a code it comes after")
     out = {}
     for code, meaning in value.items():
-        if isinstance(code, bool) or not isinstance(code, int):
-            raise ValueError(f"{code!r}: a status code is an integer")
+        if code != MORE and (isinstance(code, bool) or not isinstance(code, int)):
+            raise ValueError(f"{code!r}: a status code is an integer (or `{MORE}`, the codes above those named)")
         if not (isinstance(meaning, (list, tuple)) and len(meaning) == 2):
             raise ValueError(f"{code}: must be [state, word] (got {meaning!r})")
         state, word = meaning
@@ -285,7 +289,7 @@ class ProfileFile(_Strict):
     metrics_measurement: str = "system"
     tables: list[TableFile] = Field(default_factory=list)
     graphs: list[GraphFile] = Field(default_factory=list)
-    state_maps: dict[str, dict[int, tuple[str, str]]] = Field(default_factory=dict)
+    state_maps: dict[str, dict[int | str, tuple[str, str]]] = Field(default_factory=dict)
 
     v_extends = field_validator("extends", mode="before")(lambda cls, v: _as_list(v))
     v_measurement = field_validator("metrics_measurement", mode="before")(lambda cls, v: _measurement(v))

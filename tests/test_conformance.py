@@ -29,6 +29,7 @@ RECORDINGS = {
     "procurve": (PACKAGE / "network/switch/hpe-procurve-516733-b21.snmprec.bz2", "generic"),
     "linux": (PACKAGE / "os/linux/unknown-006.snmprec.bz2", "net-snmp-host"),
     "netapp": (PACKAGE / "storage/netapp-fas3270.snmprec.bz2", "netapp-ontap"),
+    "netapp823": (PACKAGE / "storage/netapp-ontap-8-2-3.snmprec.bz2", "netapp-ontap"),
 }
 
 
@@ -94,6 +95,8 @@ def recorded_codes(recording: Path, column: str) -> list[int]:
         ("dsm", "1.3.6.1.4.1.6574.2.1.1.5", "Disk"),  # SYNOLOGY-DISK-MIB diskStatus
         ("dsm", "1.3.6.1.4.1.6574.3.1.1.3", "RAID"),  # SYNOLOGY-RAID-MIB raidStatus
         ("netapp", "1.3.6.1.4.1.789.1.6.2.1.3", "Disk"),  # NETAPP-MIB raidVStatus, 102 disks
+        ("netapp823", "1.3.6.1.4.1.789.1.6.2.1.3", "Disk"),  # the same on ONTAP 8.2.3
+        ("netapp", "1.3.6.1.4.1.789.1.9.20.1.5", "Replication state"),  # snapmirrorState
     ],
 )
 def test_real_arrays_status_codes_all_have_a_meaning(recordings_agent, community, column, part):
@@ -108,7 +111,7 @@ def test_real_arrays_status_codes_all_have_a_meaning(recordings_agent, community
     codes = recorded_codes(data / f"{community}.snmprec", column)
     assert codes, "the recording has the column"
     metric = next(m for t in profile.tables for m in t.metrics if column in m.oids)
-    found = [state for name, state in states_in(profile, result.samples) if name.split(" ")[0] == part and
+    found = [state for name, state in states_in(profile, result.samples) if name.startswith(part + " ") and
              not name.startswith(f"{part} health")]  # fmt: skip
     assert sorted(found) == sorted(metric.state_of(code)[0] for code in codes)
     assert all(not metric.state_of(code)[1].startswith("unknown") for code in codes)

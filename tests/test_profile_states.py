@@ -47,6 +47,14 @@ BROKEN = {
     "bare-on.yaml": "name: bare-on\nstate_maps: {s: {1: [ok, on]}}\n",
     "counter-state.yaml": "name: counter-state\nstate_maps: {s: {1: [ok, ok]}}\nmetrics:\n"
     "  - {name: status, oid: 1.3.6.1.4.1.9.1.0, type: counter, states: s}\n",
+    "more-alone.yaml": "name: more-alone\nstate_maps: {s: {more: [failed, failed]}}\n",
+    # two tables of look-alike rows mapping a status each their own way: whose row is whose could not be told
+    "look-alike.yaml": "name: look-alike\nstate_maps: {a: {1: [ok, up]}, b: {1: [failed, broken]}}\ntables:\n"
+    + "".join(
+        f"  - {{name: t{n}, measurement: replication, tags: [{{name: volume, column: 1.3.6.1.4.1.9.{n}.1.2}}],"
+        f" metrics: [{{name: status, column: 1.3.6.1.4.1.9.{n}.1.3, states: {m}}}]}}\n"
+        for n, m in ((1, "a"), (2, "b"))
+    ),
 }
 
 
@@ -60,6 +68,50 @@ def test_a_broken_state_map_is_refused_naming_the_file_and_the_field(tmp_path: P
     assert "bad-code.yaml: state_maps: 'one': a status code is an integer" in problems
     assert "counter-state.yaml: metrics[0]: states: only a gauge" in problems
     assert "bare-on.yaml: state_maps: 1: write the vendor's word in quotes" in problems
+    assert "more-alone.yaml: state_maps: more: only beside a code it comes after" in problems
+    assert "look-alike.yaml: tables.t2.status: its rows look like those of table 't1'" in problems
+
+
+def test_a_count_reads_as_a_state_above_the_codes_named_with_the_count_in_its_word():
+    """NETAPP-MIB's disk summary and environment are counts: 0 failed disks is ok, any more is failed ("2 failed");
+    no spare is a warning, one or more ok. A count below those named, or not whole, is still never ok."""
+    netapp = load_profiles([BUILTIN_DIR])["netapp-ontap"]
+    scalar = {m.name: m for m in netapp.scalars}
+    failed, spare, prefailed = scalar["disks_failed"], scalar["disks_spare"], scalar["disks_prefailed"]
+    assert [failed.state_of(n) for n in (0, 1, 2, 40)] == [
+        ("ok", "none"),
+        ("failed", "1 failed"),
+        ("failed", "2 failed"),
+        ("failed", "40 failed"),
+    ]
+    assert [spare.state_of(n) for n in (0, 1, 4)] == [
+        ("warning", "no spare"),
+        ("ok", "1 spare(s)"),
+        ("ok", "4 spare(s)"),
+    ]
+    assert prefailed.state_of(3) == ("warning", "3 prefailed")
+    assert scalar["disks_reconstructing"].state_of(1) == ("rebuilding", "1 reconstructing")
+    assert scalar["fans_failed"].state_of(1) == ("degraded", "1 failed")  # one of several fans: still cooling
+    assert failed.state_of(-1) == ("warning", "unknown (-1)")
+    assert spare.state_of(2.5) == ("warning", "unknown (2.5)")
+
+
+def test_snapmirror_codes_of_both_tables_read_as_states_with_the_mibs_words():
+    """7-Mode snapmirrorStatus/State number from 1, clustered ONTAP's snapmirrorRelStatus/State from 0 (NETAPP-MIB)."""
+    netapp = load_profiles([BUILTIN_DIR])["netapp-ontap"]
+    seven, cdot = "snapmirror", "snapmirror_relations"
+    assert [metric(netapp, seven, "state").state_of(c) for c in (1, 2, 3, 4, 5)] == [
+        ("warning", "uninitialized"),
+        ("ok", "snapmirrored"),
+        ("degraded", "brokenOff"),  # the destination made writable: no more replicas
+        ("degraded", "quiesced"),
+        ("ok", "source"),
+    ]
+    assert metric(netapp, seven, "status").state_of(7) == ("rebuilding", "resyncing")
+    assert metric(netapp, cdot, "status").state_of(0) == ("ok", "idle")
+    assert metric(netapp, cdot, "status").state_of(5) == ("degraded", "quiesced")
+    assert metric(netapp, cdot, "state").state_of(2) == ("degraded", "brokenOff")
+    assert metric(netapp, cdot, "healthy").state_of(0) == ("degraded", "false")
 
 
 def test_a_profile_adds_maps_to_those_it_extends(tmp_path: Path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from monitor.templatetags.units import si
+from monitor.templatetags.units import NONE, si
 
 # (value, unit, as docs/ui.md writes it)
 CASES = [
@@ -35,3 +35,22 @@ CASES = [
 @pytest.mark.parametrize(("value", "unit", "written"), CASES)
 def test_the_filter_writes_numbers_as_the_conventions_say(value, unit, written):
     assert si(value, unit) == written
+
+
+def test_durations_read_from_seconds_to_months():
+    """A replication's lag, from a mirror just updated to one abandoned (the FAS3270 recording's: 26,917,053 s)."""
+    from monitor.templatetags.units import duration
+
+    assert [duration(s) for s in (0, 59.4, 60, 3599, 3600, 3660, 86399, 86400, 108_000)] == [
+        "0 s",
+        "59 s",
+        "1 min",
+        "59 min",
+        "1 h 00 min",
+        "1 h 01 min",
+        "23 h 59 min",
+        "1 d 0 h",
+        "1 d 6 h",  # 30 hours
+    ]
+    assert duration(26_917_053.04) == "311 d 12 h"  # 311 * 86,400 = 26,870,400; 46,653 s more is 12.96 h
+    assert duration(None) == NONE and duration("garbage") == NONE and duration(-5) == "0 s"

@@ -49,6 +49,16 @@ DEFAULTS: dict[str, Default] = {
             0,
             -5,
         ),
+        Default(
+            "replication_lag",
+            "Replication more than 26 hours behind: a daily mirror that missed its cycle (clears under 24 hours; "
+            "lower both on the rule for hourly schedules)",
+            "replication_lag",
+            "absolute",
+            26 * 3600,
+            24 * 3600,
+            for_polls=1,
+        ),
         Default("not_answering", "Device not answering for 3 polls", NOT_ANSWERING, "absolute", 0.5, 0.5),
         Default(
             "array_health",

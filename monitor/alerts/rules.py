@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from collectors import histograms
 from collectors.profileschema import STATES
 from collectors.samples import Sample
+from monitor.core.durations import duration_text
 
 NOT_ANSWERING = "not_answering"
 EVENT = "event"  # rules on events (traps, syslog, the monitor's own): monitor/alerts/eventrules.py
@@ -27,6 +28,7 @@ class Metric:
     speed_field: str = ""  # allows levels in percent of this field (ports)
     warning_field: str = ""  # allows levels relative to the device's own threshold
     quantile: float = 0.0  # a percentile of a latency histogram's buckets (`fields`, fastest first) in the poll
+    floor: float | None = None  # values below it are "not reported" (a disk without a wear figure serves -1): gaps
 
 
 METRICS: dict[str, Metric] = {
@@ -113,6 +115,23 @@ METRICS: dict[str, Metric] = {
             "volume",
             warning_field="snapshot_warning_pct",
         ),
+        Metric(
+            "replication_lag",
+            "Replication lag: how far a mirror's destination is behind its source (NetApp SnapMirror)",
+            "replication",
+            ("lag_s",),
+            "s",
+            "partner",
+        ),
+        Metric(
+            "disk_life",
+            "Disk remaining life (SSD wear, % left; Synology)",
+            "disk",
+            ("remaining_life_pct",),
+            "%",
+            "disk",
+            floor=0.0,
+        ),
         Metric(NOT_ANSWERING, "Device not answering (1 when a poll fails)", "", (), ""),
         Metric(
             ARRAY_HEALTH,
@@ -158,6 +177,8 @@ def observe(metric: Metric, samples: list, error: str, profile=None) -> list[Obs
         values = [float(sample.fields[f]) for f in metric.fields if isinstance(sample.fields.get(f), int | float)]
         if metric.quantile:
             values = _histogram_value(metric, sample.fields)
+        if metric.floor is not None:
+            values = [v for v in values if v >= metric.floor]
         if not values:
             continue
         speed = sample.fields.get(metric.speed_field) if metric.speed_field else None
@@ -206,6 +227,8 @@ def format_value(metric: Metric, unit: str, value: float | None) -> str:
         return STATES[max(0, min(len(STATES) - 1, round(value)))]
     if unit == "percent":
         return f"{value:.1f} %"
+    if metric.unit == "s":
+        return duration_text(value)
     if metric.unit == "bit/s":
         for factor, prefix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
             if abs(value) >= factor:

@@ -16,6 +16,8 @@ from monitor.timeseries.client import run
 LOOK_BACK = timedelta(hours=3)
 # A rebuild's rate: its progress over the last half hour
 RATE_OVER = timedelta(minutes=30)
+# A replication's lag (seconds its destination is behind), shown beside its status (docs/schema.md `replication`)
+LAG = "lag_s"
 # What a part is called: by its table's `kind` tag where it has one (sensor tables), else by its measurement
 LABELS = {
     "member": "Member",
@@ -49,6 +51,15 @@ FIELDS = {
     "online": "",
     "healthy": "health",
     "battery_status": "battery",
+    "state": "state",
+    "bad_sectors": "bad sectors",
+    "disks_failed": "failed disks",
+    "disks_prefailed": "pre-failed disks",
+    "disks_reconstructing": "disks reconstructing",
+    "parity_disks_reconstructing": "parity disks reconstructing",
+    "disks_spare": "spare disks",
+    "fans_failed": "failed fans",
+    "psus_failed": "failed power supplies",
 }
 
 
@@ -64,6 +75,7 @@ class Part:
     at: datetime
     progress: float | None = None  # percent done of what the state says is under way (a rebuild)
     ends_at: datetime | None = None  # when it will be done at the rate of the last half hour
+    behind_s: float | None = None  # a replication's lag: how far its destination is behind (beside its status)
 
     @property
     def rank(self) -> int:
@@ -126,11 +138,13 @@ def parts(device: str, profile: Profile | None, now: datetime | None = None) -> 
         "p_stop": now + timedelta(seconds=1),
         "p_device": device,
         "p_measurements": sorted({w.measurement for w in watching}),
-        "p_fields": sorted({w.metric.name for w in watching}),
+        "p_fields": sorted({w.metric.name for w in watching} | {LAG}),
     }
     progress = _progress(device, watching, now)
     found: list[Part] = []
-    for table in run(script, params):
+    tables = run(script, params)
+    lags = {_series(t.group): _number(t.rows[-1][1]) for t in tables if t.group.get("_field") == LAG and t.rows}
+    for table in tables:
         group = table.group
         for watch in watching:
             if group.get("_field") != watch.metric.name or not watch.holds(group.get("_measurement"), group):
@@ -141,9 +155,9 @@ def parts(device: str, profile: Profile | None, now: datetime | None = None) -> 
                     continue
                 at = datetime.fromtimestamp((t_ms or 0) / 1000, timezone.utc)
                 done = progress.get((watch.measurement, watch.metric.progress, watch.row(group)))
-                found.append(
-                    Part(_kind(watch), watch.part(group), watch.metric.name, *meaning, at, *(done or (None, None)))
-                )
+                behind = lags.get(_series(group)) if watch.metric.name == "status" else None
+                done = done or (None, None)
+                found.append(Part(_kind(watch), watch.part(group), watch.metric.name, *meaning, at, *done, behind))
             break
     return sorted(found, key=lambda p: (p.rank, p.kind, p.name, p.field))
 
@@ -181,6 +195,12 @@ def _progress(device: str, watching: list[_Watched], now: datetime) -> dict[tupl
         end = datetime.fromtimestamp(t1 + (100.0 - last) / rate, timezone.utc) if rate > 0 and last < 100 else None
         out[key] = (last, end)
     return out
+
+
+def _series(group: dict) -> tuple:
+    """A series' measurement and tags, without its field: what a status and the lag beside it share."""
+    keep = [(k, v) for k, v in group.items() if k == "_measurement" or not k.startswith("_")]
+    return tuple(sorted((k, v) for k, v in keep if k not in ("result", "table")))
 
 
 def _number(value) -> float | None:

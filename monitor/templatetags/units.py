@@ -9,6 +9,8 @@ import math
 
 from django import template
 
+from monitor.core.durations import duration_text
+
 register = template.Library()
 NONE = "\u2013"  # an en dash, as the graphs' legends show a missing value
 PREFIXES = ("", "k", "M", "G", "T", "P")
@@ -61,3 +63,12 @@ def si(value, unit: str = "") -> str:
     if not shown:
         return text
     return text + shown if on_number else f"{text} {shown}"
+
+
+@register.filter
+def duration(seconds) -> str:
+    """Seconds as a duration ("3 h 05 min", "2 d 4 h"); a missing value is an en dash."""
+    try:
+        return duration_text(float(seconds))
+    except (TypeError, ValueError):
+        return NONE

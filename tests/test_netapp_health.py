@@ -1,0 +1,168 @@
+"""NetApp's health as ONTAP shows it (issue 43): NETAPP-MIB's disk summary (failed, pre-failed, reconstructing and
+spare disks), failed fans and power supplies, and SnapMirror relationships (7-Mode's snapmirrorStatusTable and
+clustered ONTAP's snapmirrorRelStatusTable) with their lag; read from two real recordings and from a simulated filer
+through the product's own poll path, where the built-in replication lag alert fires and clears."""
+
+from __future__ import annotations
+
+import bz2
+from pathlib import Path
+
+import pytest
+import snmpsim_data
+
+from collectors.poll import poll_device
+from collectors.snmptypes import SnmpTarget
+from monitor.core import aio
+from monitor.devices.profiles import registry
+from monitor.devstack import fleet, services
+from monitor.devstack.processes import free_udp_port
+from monitor.models import Device
+from monitor.polling.run import run_polls
+
+NA = "1.3.6.1.4.1.789.1"
+RECORDINGS = Path(snmpsim_data.__file__).parent / "data" / "storage"
+HOUR_TICKS = 360_000  # TimeTicks are hundredths of a second
+
+
+def filer(community: str, sick: bool) -> fleet.SimDevice:
+    """A 7-Mode filer with two mirrors and a clustered relationship; `sick`: a failed disk, two pre-failed, one
+    reconstructing, no spare, a failed fan, mirror vol_db 30 hours behind, vol_home broken off, the clustered one
+    quiesced and unhealthy. Not sick: every count healthy and each mirror an hour behind."""
+    device = fleet.SimDevice(community, "NetApp Release 8.1.4P1 7-Mode", "1.3.6.1.4.1.789.2.3", "fas-a")
+    counts = {7: 1, 11: 2, 3: 1, 4: 0, 8: 0} if sick else {7: 0, 11: 0, 3: 0, 4: 0, 8: 4}
+    device.extra += [(f"{NA}.6.4.{n}.0", "2", str(v)) for n, v in counts.items()]
+    device.extra += [(f"{NA}.2.4.2.0", "2", "1" if sick else "0"), (f"{NA}.2.4.4.0", "2", "0")]
+    device.extra += [
+        (f"{NA}.5.4.1.2.1", "4", "/vol/vol_db/"),  # dfFileSys: a file system, so the filer is an array
+        (f"{NA}.5.4.1.29.1", "70", str(100 * 2**20)),  # df64TotalKBytes: 100 GiB
+        (f"{NA}.5.4.1.30.1", "70", str(40 * 2**20)),
+        (f"{NA}.5.4.1.31.1", "70", str(60 * 2**20)),
+    ]
+    mirrors = [  # (source, destination, status, state, lag in hours)
+        ("fas-a:vol_db", "fas-b:vol_db_mirror", 2, 2, 30 if sick else 1),  # transferring, snapmirrored
+        ("fas-a:vol_home", "fas-b:vol_home_mirror", 1, 3 if sick else 2, 2 if sick else 1),  # idle, brokenOff
+    ]
+    for row, (src, dst, status, state, hours) in enumerate(mirrors, 1):
+        device.extra += [
+            (f"{NA}.9.20.1.2.{row}", "4", src),
+            (f"{NA}.9.20.1.3.{row}", "4", dst),
+            (f"{NA}.9.20.1.4.{row}", "2", str(status)),
+            (f"{NA}.9.20.1.5.{row}", "2", str(state)),
+            (f"{NA}.9.20.1.6.{row}", "67", str(hours * HOUR_TICKS)),
+        ]
+    device.extra += [
+        (f"{NA}.29.1.1.2.1", "4", "svm1:vol_a"),
+        (f"{NA}.29.1.1.3.1", "4", "svm2:vol_a_dr"),
+        (f"{NA}.29.1.1.5.1", "2", "5" if sick else "0"),  # quiesced / idle
+        (f"{NA}.29.1.1.6.1", "2", "1"),  # snapmirrored
+        (f"{NA}.29.1.1.7.1", "67", str(HOUR_TICKS)),
+        (f"{NA}.29.1.1.16.1", "2", "0" if sick else "1"),  # healthy false / true
+    ]
+    return device
+
+
+@pytest.fixture(scope="module")
+def agent(tmp_path_factory):
+    root = tmp_path_factory.mktemp("netapp")
+    filer("sick", sick=True).write(root / "data")
+    filer("well", sick=False).write(root / "data")
+    for name in ("netapp-fas3270", "netapp-ontap-8-2-3"):
+        recording = (RECORDINGS / f"{name}.snmprec.bz2").read_bytes()
+        (root / "data" / f"{name}.snmprec").write_bytes(bz2.decompress(recording))
+    port = free_udp_port()
+    process = services.start_snmpsim(root / "data", port, root / "log", name="snmpsim-netapp")
+    yield port, root / "data"
+    process.stop()
+
+
+def recorded(path: Path, oid: str) -> str:
+    """A value as the recording holds it (its own truth, read from the file)."""
+    for line in path.read_text(errors="replace").splitlines():
+        if line.startswith(oid + "|"):
+            return line.split("|", 2)[2]
+    raise AssertionError(f"{oid} is not in {path.name}")
+
+
+def poll(port: int, community: str):
+    profile = registry()["netapp-ontap"]
+    target = SnmpTarget("127.0.0.1", port, community=community, timeout=3.0, retries=1)
+    return profile, aio.run(poll_device(target, community, None, profile=profile, engine="fast"))
+
+
+@pytest.mark.parametrize("name", ["netapp-fas3270", "netapp-ontap-8-2-3"])
+def test_real_filers_disk_summary_reads_as_states_with_their_counts(agent, name):
+    from monitor.storage.health import readings
+
+    port, data = agent
+    profile, result = poll(port, name)
+    spares = int(recorded(data / f"{name}.snmprec", f"{NA}.6.4.8.0"))  # diskSpareCount: 4 and 8
+    assert spares > 0 and int(recorded(data / f"{name}.snmprec", f"{NA}.6.4.7.0")) == 0
+    found = {part: (state, word) for part, state, word in readings(profile, result.samples)}
+    assert found["System spare disks the device"] == ("ok", f"{spares} spare(s)")
+    for part in ("failed disks", "pre-failed disks", "disks reconstructing", "failed fans", "failed power supplies"):
+        assert found[f"System {part} the device"] == ("ok", "none")
+
+
+def test_a_real_7_mode_mirror_is_a_replication_part_with_its_lag(agent):
+    """The FAS3270 recording's one relationship: Fas3270a:vol_DR_mh01 to Fas3240a:vol_DR_xh01, idle(1), the source
+    side (source(5)), snapmirrorLag 2691705304 ticks: 311 days behind, a mirror long abandoned."""
+    from monitor.storage.health import readings
+
+    port, data = agent
+    profile, result = poll(port, "netapp-fas3270")
+    rows = {(s.tags["volume"], s.tags["partner"]): s.fields for s in result.samples if s.measurement == "replication"}
+    assert list(rows) == [("Fas3270a:vol_DR_mh01", "Fas3240a:vol_DR_xh01")]
+    ticks = int(recorded(data / "netapp-fas3270.snmprec", f"{NA}.9.20.1.6.1"))
+    assert rows[("Fas3270a:vol_DR_mh01", "Fas3240a:vol_DR_xh01")]["lag_s"] == pytest.approx(ticks / 100)
+    found = {part: (state, word) for part, state, word in readings(profile, result.samples)}
+    assert found["Replication Fas3270a:vol_DR_mh01 Fas3240a:vol_DR_xh01"] == ("ok", "idle")
+    assert found["Replication state Fas3270a:vol_DR_mh01 Fas3240a:vol_DR_xh01"] == ("ok", "source")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_sick_filer_shows_what_is_wrong_and_a_late_mirror_alerts_until_it_catches_up(
+    agent, clean_backends, client, admin_user
+):
+    from monitor.alerts import defaults
+    from monitor.alerts.models import AlertState, Event
+
+    port, _ = agent
+    device = Device.objects.create(name="fas-a", host="127.0.0.1", port=port, community="sick", timeout_s=3)
+    run_polls([device.pk])  # discovery
+    device.refresh_from_db()
+    assert device.profile == "netapp-ontap"
+    defaults.enable(device, "replication_lag", admin_user)
+    defaults.enable(device, "array_health", admin_user)
+    assert all(o.startswith("ok") for o in run_polls([device.pk]).values())
+
+    firing = dict(
+        AlertState.objects.filter(state="firing", rule__builtin="replication_lag").values_list("instance", "value")
+    )
+    assert firing == {"fas-b:vol_db_mirror": 30 * 3600.0}  # 30 h behind, past 26; vol_home's 2 h is not
+    parts = dict(
+        AlertState.objects.filter(state="firing", rule__builtin="array_health").values_list("instance", "value")
+    )
+    assert parts == {
+        "System failed disks the device": 4.0,
+        "System pre-failed disks the device": 1.0,
+        "System disks reconstructing the device": 3.0,
+        "System spare disks the device": 1.0,  # no spare: a warning
+        "System failed fans the device": 2.0,
+        "Replication state fas-a:vol_home fas-b:vol_home_mirror": 2.0,  # broken off
+        "Replication svm1:vol_a svm2:vol_a_dr": 2.0,  # quiesced
+        "Replication health svm1:vol_a svm2:vol_a_dr": 2.0,  # ONTAP says unhealthy
+    }
+
+    client.force_login(admin_user)
+    page = client.get(f"/storage/arrays/{device.pk}/").content.decode()
+    assert "1 failed" in page and "2 prefailed" in page and "no spare" in page and "brokenOff" in page
+    assert "1 d 6 h behind" in page  # vol_db's lag beside its status
+    mail = [e for e in Event.objects.filter(kind="fire") if e.state.rule.builtin == "replication_lag"]
+    assert len(mail) == 1 and mail[0].state.instance == "fas-b:vol_db_mirror"
+
+    Device.objects.filter(pk=device.pk).update(community="well")  # caught up: an hour behind, all healthy
+    assert all(o.startswith("ok") for o in run_polls([device.pk]).values())
+    assert not AlertState.objects.filter(state="firing").exists()
+    cleared = {e.state.instance for e in Event.objects.filter(kind="clear")}
+    assert "fas-b:vol_db_mirror" in cleared and "System failed disks the device" in cleared
