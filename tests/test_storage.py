@@ -384,6 +384,10 @@ def test_storage_center_hardware_as_parts_with_states(sim):
         "Disk health 01-01": ("ok", "healthy"),
         "Disk health 01-02": ("warning", "not healthy"),
     }
+    from monitor.alerts.rules import METRICS, observe
+
+    seen = {o.instance: (o.value, o.warning) for o in observe(METRICS["temperature"], result.samples, "")}
+    assert seen["SN 60001 CPU One"] == (51.0, 84.0) and seen["SN 60002 CPU One"] == (52.0, 84.0)  # two, not one
 
 
 def test_compellent_mib_volumes_and_disk_folder_in_decimal_gigabytes(sim):

@@ -29,6 +29,8 @@ class Metric:
     warning_field: str = ""  # allows levels relative to the device's own threshold
     quantile: float = 0.0  # a percentile of a latency histogram's buckets (`fields`, fastest first) in the poll
     floor: float | None = None  # values below it are "not reported" (a disk without a wear figure serves -1): gaps
+    owner_tags: tuple[str, ...] = ()  # tags naming what a series belongs to, put before its name where a sample has
+    # them: a Dell SC's two controllers each have a "CPU One" temperature, two series, not one flipping between them
 
 
 METRICS: dict[str, Metric] = {
@@ -82,6 +84,7 @@ METRICS: dict[str, Metric] = {
             "name",
             match=(("kind", "temperature"),),
             warning_field="warning_high",
+            owner_tags=("controller", "enclosure"),
         ),
         Metric(
             "volume_latency",
@@ -185,13 +188,21 @@ def observe(metric: Metric, samples: list, error: str, profile=None) -> list[Obs
         warning = sample.fields.get(metric.warning_field) if metric.warning_field else None
         found.append(
             Observation(
-                sample.tags.get(metric.instance_tag, "") if metric.instance_tag else "",
+                _instance(metric, sample.tags),
                 max(values),
                 float(speed) if isinstance(speed, int | float) and speed > 0 else None,
                 float(warning) if isinstance(warning, int | float) else None,
             )
         )
     return found
+
+
+def _instance(metric: Metric, tags: dict) -> str:
+    """The series' name in the rule: its instance tag, after what it belongs to where the sample says ("ctrl-1 CPU
+    One")."""
+    if not metric.instance_tag:
+        return ""
+    return " ".join([tags[t] for t in metric.owner_tags if tags.get(t)] + [tags.get(metric.instance_tag, "")])
 
 
 def _histogram_value(metric: Metric, fields: dict) -> list[float]:
