@@ -275,6 +275,11 @@ def _row_tags(table: Table, walked: dict, index: tuple[int, ...], lookups: dict)
                 text = str(value.value)
         else:
             text = str(index[tag.index_part]) if tag.index_part is not None and tag.index_part < len(index) else ""
+        if tag.parse is not None:  # a row of another kind (a volume beside its .snapshot area) is not this table's
+            found = tag.parse.search(text)
+            if found is None or not found.group(1):
+                return None
+            text = found.group(1)
         if not text:
             text = ".".join(map(str, index))
         tags[tag.name] = tag_value(text)

@@ -86,6 +86,7 @@ class Tag:
     lookup_column: str = ""
     lookup_part: int = 0
     lookup_parts: int = 1  # how many index parts, from lookup_part there and index_part here, are matched
+    parse: re.Pattern | None = None  # the tag is its one group; a row whose text does not match is left out
 
     @property
     def attribute(self) -> bool:
@@ -303,6 +304,7 @@ def _table(data: TableFile, where: str, maps: dict | None = None) -> Table:
             t.lookup.column if t.lookup else "",
             t.lookup.index if t.lookup else 0,
             t.lookup.parts if t.lookup else 1,
+            re.compile(t.parse) if t.parse else None,
         )
         for t in data.tags
     )

@@ -175,9 +175,11 @@ class TagFile(_Strict):
     column: str | None = None
     index: int | None = None
     lookup: LookupFile | None = None
+    parse: str | None = None  # one regex group: the tag is what it holds; a row whose text does not match is left out
 
     v_name = field_validator("name", mode="before")(lambda cls, v: _snake(v))
     v_column = field_validator("column", mode="before")(lambda cls, v: None if v is None else _oid(v))
+    v_parse = field_validator("parse", mode="before")(lambda cls, v: _regex(v))
 
     @model_validator(mode="after")
     def _source(self) -> TagFile:
@@ -185,6 +187,8 @@ class TagFile(_Strict):
             raise ValueError("needs `column` (an OID) or `index` (a position in the row index)")
         if self.column is not None and self.index is not None:
             raise ValueError("takes `column` or `index`, not both")
+        if self.parse is not None and (re.compile(self.parse).groups != 1 or self.column is None or self.lookup):
+            raise ValueError("parse: one regex group, on a column's own text")
         return self
 
 

@@ -166,3 +166,35 @@ def test_a_sick_filer_shows_what_is_wrong_and_a_late_mirror_alerts_until_it_catc
     assert not AlertState.objects.filter(state="firing").exists()
     cleared = {e.state.instance for e in Event.objects.filter(kind="clear")}
     assert "fas-b:vol_db_mirror" in cleared and "System failed disks the device" in cleared
+
+
+def test_each_volumes_snapshot_reserve_is_read_from_its_snapshot_row(agent):
+    """dfTable lists "/vol/vol0/" and "/vol/vol0/.snapshot" (and "aggr0sas", "aggr0sas/.snapshot"): the second row's
+    size is the reserve and its used what snapshots hold, written to the first's series."""
+    port, data = agent
+    text = (data / "netapp-fas3270.snmprec").read_text(errors="replace")
+    names = {}
+    for line in filter(lambda line: line.count("|") >= 2, text.splitlines()):
+        oid, kind, value = line.split("|", 2)
+        if oid.startswith(f"{NA}.5.4.1.2."):
+            names[oid.rsplit(".", 1)[1]] = bytes.fromhex(value).decode() if kind == "4x" else value
+    snap = {name: index for index, name in names.items() if name.endswith(".snapshot")}
+    assert {"/vol/vol0/.snapshot", "aggr0sas/.snapshot"} <= set(snap)
+    _, result = poll(port, "netapp-fas3270")
+    reserves = {
+        s.tags["volume"]: s.fields
+        for s in result.samples
+        if s.measurement == "volume" and "snapshot_reserve_bytes" in s.fields
+    }
+    assert len(reserves) == len(snap)  # every .snapshot row, none of the others
+    for volume, row in (("/vol/vol0/", snap["/vol/vol0/.snapshot"]), ("aggr0sas", snap["aggr0sas/.snapshot"])):
+        total = int(recorded(data / "netapp-fas3270.snmprec", f"{NA}.5.4.1.29.{row}")) * 1024
+        used = int(recorded(data / "netapp-fas3270.snmprec", f"{NA}.5.4.1.30.{row}")) * 1024
+        assert reserves[volume]["snapshot_reserve_bytes"] == total
+        assert reserves[volume]["snapshot_used_bytes"] == used
+        if total:
+            assert reserves[volume]["snapshot_used_pct"] == pytest.approx(100 * used / total)
+        else:  # no reserve: no share of it
+            assert "snapshot_used_pct" not in reserves[volume]
+    volumes = {s.tags["volume"] for s in result.samples if s.measurement == "volume" and "size_bytes" in s.fields}
+    assert not any(v.endswith(".snapshot") for v in volumes) and set(reserves) <= volumes

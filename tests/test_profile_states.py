@@ -48,6 +48,8 @@ BROKEN = {
     "counter-state.yaml": "name: counter-state\nstate_maps: {s: {1: [ok, ok]}}\nmetrics:\n"
     "  - {name: status, oid: 1.3.6.1.4.1.9.1.0, type: counter, states: s}\n",
     "more-alone.yaml": "name: more-alone\nstate_maps: {s: {more: [failed, failed]}}\n",
+    "parse-groups.yaml": "name: parse-groups\ntables:\n  - {name: t, measurement: volume, tags: [{name: volume, "
+    "column: 1.3.6.1.4.1.9.1.2, parse: '(a)(b)'}], metrics: [{name: size_bytes, column: 1.3.6.1.4.1.9.1.3}]}\n",
     # two tables of look-alike rows mapping a status each their own way: whose row is whose could not be told
     "look-alike.yaml": "name: look-alike\nstate_maps: {a: {1: [ok, up]}, b: {1: [failed, broken]}}\ntables:\n"
     + "".join(
@@ -69,6 +71,7 @@ def test_a_broken_state_map_is_refused_naming_the_file_and_the_field(tmp_path: P
     assert "counter-state.yaml: metrics[0]: states: only a gauge" in problems
     assert "bare-on.yaml: state_maps: 1: write the vendor's word in quotes" in problems
     assert "more-alone.yaml: state_maps: more: only beside a code it comes after" in problems
+    assert "parse-groups.yaml: tables[0].tags[0]: parse: one regex group, on a column's own text" in problems
     assert "look-alike.yaml: tables.t2.status: its rows look like those of table 't1'" in problems
 
 

@@ -255,7 +255,12 @@ def two_polls(sim: Agent, community: str, profile_name: str):
 
 
 def by_tag(result, measurement: str, tag: str) -> dict[str, dict]:
-    return {s.tags[tag]: s.fields for s in result.samples if s.measurement == measurement}
+    """Each series' fields, those of several samples of one series together (as InfluxDB keeps them)."""
+    out: dict[str, dict] = {}
+    for s in result.samples:
+        if s.measurement == measurement:
+            out.setdefault(s.tags[tag], {}).update(s.fields)
+    return out
 
 
 def test_equallogic_metrics_with_their_units_and_the_latency_unit_found(sim):
