@@ -19,10 +19,12 @@ def snmpd_binary() -> str:
     return found
 
 
-def start_snmpd(root: Path, port: int) -> Process:
+def start_snmpd(root: Path, port: int, *lines: str) -> Process:
+    """The agent, with `lines` added to its configuration (`proc tgtd`, `disk / 10%`)."""
     root.mkdir(parents=True, exist_ok=True)
     conf = root / "snmpd.conf"
-    conf.write_text(f"agentAddress udp:127.0.0.1:{port}\nrocommunity {COMMUNITY} 127.0.0.1\n")
+    conf.write_text("".join(f"{line}\n" for line in (f"agentAddress udp:127.0.0.1:{port}",
+                                                      f"rocommunity {COMMUNITY} 127.0.0.1", *lines)))  # fmt: skip
     argv = [snmpd_binary(), "-f", "-C", "-c", str(conf), "-Lf", str(root / "snmpd.log"), "-p", str(root / "pid")]
     process = Process("snmpd", argv, root / "snmpd.out", env={"MIBS": ""})  # no MIB texts: numbers are enough
     services._wait_snmp(process, port)

@@ -35,6 +35,8 @@ LABELS = {
     "io_module": "I/O module",
     "cache": "Cache",
     "replication": "Replication",
+    "process": "Process",
+    "filesystem": "File system",
 }
 # A status field's name beside its part's, where a part has several (a member's health and its RAID set's)
 FIELDS = {
