@@ -27,12 +27,17 @@ HOUR_TICKS = 360_000  # TimeTicks are hundredths of a second
 
 def filer(community: str, sick: bool) -> fleet.SimDevice:
     """A 7-Mode filer with two mirrors and a clustered relationship; `sick`: a failed disk, two pre-failed, one
-    reconstructing, no spare, a failed fan, mirror vol_db 30 hours behind, vol_home broken off, the clustered one
-    quiesced and unhealthy. Not sick: every count healthy and each mirror an hour behind."""
+    reconstructing (40 % done), no spare, a failed fan, mirror vol_db 30 hours behind, vol_home broken off, the
+    clustered one quiesced and unhealthy. Not sick: every count healthy and each mirror an hour behind."""
     device = fleet.SimDevice(community, "NetApp Release 8.1.4P1 7-Mode", "1.3.6.1.4.1.789.2.3", "fas-a")
     counts = {7: 1, 11: 2, 3: 1, 4: 0, 8: 0} if sick else {7: 0, 11: 0, 3: 0, 4: 0, 8: 4}
     device.extra += [(f"{NA}.6.4.{n}.0", "2", str(v)) for n, v in counts.items()]
     device.extra += [(f"{NA}.2.4.2.0", "2", "1" if sick else "0"), (f"{NA}.2.4.4.0", "2", "0")]
+    device.extra += [  # raidVTable: a disk reconstructing, 40 % done (raidVStatus, raidVCompletionPerCent)
+        (f"{NA}.6.2.1.2.1.1.1", "4", "data disk 0a.00.5"),
+        (f"{NA}.6.2.1.3.1.1.1", "2", "2" if sick else "1"),
+        (f"{NA}.6.2.1.11.1.1.1", "2", "40" if sick else "0"),
+    ]
     device.extra += [
         (f"{NA}.5.4.1.2.1", "4", "/vol/vol_db/"),  # dfFileSys: a file system, so the filer is an array
         (f"{NA}.5.4.1.29.1", "70", str(100 * 2**20)),  # df64TotalKBytes: 100 GiB
@@ -144,6 +149,7 @@ def test_a_sick_filer_shows_what_is_wrong_and_a_late_mirror_alerts_until_it_catc
         AlertState.objects.filter(state="firing", rule__builtin="array_health").values_list("instance", "value")
     )
     assert parts == {
+        "Disk data disk 0a.00.5": 3.0,  # reconstructionInProgress
         "System failed disks the device": 4.0,
         "System pre-failed disks the device": 1.0,
         "System disks reconstructing the device": 3.0,
@@ -158,6 +164,7 @@ def test_a_sick_filer_shows_what_is_wrong_and_a_late_mirror_alerts_until_it_catc
     page = client.get(f"/storage/arrays/{device.pk}/").content.decode()
     assert "1 failed" in page and "2 prefailed" in page and "no spare" in page and "brokenOff" in page
     assert "1 d 6 h behind" in page  # vol_db's lag beside its status
+    assert 'reconstructionInProgress <span class="progress">40 % done' in page
     mail = [e for e in Event.objects.filter(kind="fire") if e.state.rule.builtin == "replication_lag"]
     assert len(mail) == 1 and mail[0].state.instance == "fas-b:vol_db_mirror"
 
