@@ -278,18 +278,20 @@ def _states(named: dict) -> tuple[tuple[int | None, str, str], ...]:
 def _check_statuses_told_apart(tables: tuple[Table, ...]) -> None:
     """Two tables whose rows look alike (one measurement, the same static tags and tag names) may not both map a
     status of the same name: a row of one could not be told from a row of the other, nor read by the right map."""
-    seen: dict[tuple, str] = {}
+    seen: list[tuple[Table, set, set, str]] = []  # (table, its static tags, its tag names, a status it maps)
     for table in tables:
-        shape = (table.measurement, tuple(sorted(table.static_tags.items())), tuple(sorted(t.name for t in table.tags)))
-        for metric in table.metrics:
-            if not metric.states:
-                continue
-            other = seen.setdefault((*shape, metric.name), table.name)
-            if other != table.name:
-                raise ProfileError(
-                    f"tables.{table.name}.{metric.name}: its rows look like those of table {other!r} (same "
-                    "measurement and tags); give each a `static_tags` value that tells them apart"
-                )
+        static, names = set(table.static_tags.items()), {t.name for t in table.tags}
+        for metric in (m for m in table.metrics if m.states):
+            for other, o_static, o_names, o_metric in seen:
+                if other.measurement != table.measurement or o_metric != metric.name or other.name == table.name:
+                    continue
+                if (o_static <= static and o_names <= names) or (static <= o_static and names <= o_names):
+                    raise ProfileError(
+                        f"tables.{table.name}.{metric.name}: its rows look like those of table {other.name!r} (one "
+                        "measurement, the tags of one within the other's); give each a `static_tags` value that "
+                        "tells them apart"
+                    )
+            seen.append((table, static, names, metric.name))
 
 
 def _table(data: TableFile, where: str, maps: dict | None = None) -> Table:

@@ -27,7 +27,7 @@ HOUR_TICKS = 360_000  # TimeTicks are hundredths of a second
 
 def filer(community: str, sick: bool) -> fleet.SimDevice:
     """A 7-Mode filer with two mirrors and a clustered relationship; `sick`: a failed disk, two pre-failed, one
-    reconstructing (40 % done), no spare, a failed fan, mirror vol_db 30 hours behind, vol_home broken off, the
+    reconstructing (40 % done), no spare, a failed fan, mirror vol_db 40 hours behind, vol_home broken off, the
     clustered one quiesced and unhealthy. Not sick: every count healthy and each mirror an hour behind."""
     device = fleet.SimDevice(community, "NetApp Release 8.1.4P1 7-Mode", "1.3.6.1.4.1.789.2.3", "fas-a")
     counts = {7: 1, 11: 2, 3: 1, 4: 0, 8: 0} if sick else {7: 0, 11: 0, 3: 0, 4: 0, 8: 4}
@@ -45,7 +45,7 @@ def filer(community: str, sick: bool) -> fleet.SimDevice:
         (f"{NA}.5.4.1.31.1", "70", str(60 * 2**20)),
     ]
     mirrors = [  # (source, destination, status, state, lag in hours)
-        ("fas-a:vol_db", "fas-b:vol_db_mirror", 2, 2, 30 if sick else 1),  # transferring, snapmirrored
+        ("fas-a:vol_db", "fas-b:vol_db_mirror", 2, 2, 40 if sick else 1),  # transferring, snapmirrored
         ("fas-a:vol_home", "fas-b:vol_home_mirror", 1, 3 if sick else 2, 2 if sick else 1),  # idle, brokenOff
     ]
     for row, (src, dst, status, state, hours) in enumerate(mirrors, 1):
@@ -144,7 +144,7 @@ def test_a_sick_filer_shows_what_is_wrong_and_a_late_mirror_alerts_until_it_catc
     firing = dict(
         AlertState.objects.filter(state="firing", rule__builtin="replication_lag").values_list("instance", "value")
     )
-    assert firing == {"fas-b:vol_db_mirror": 30 * 3600.0}  # 30 h behind, past 26; vol_home's 2 h is not
+    assert firing == {"fas-b:vol_db_mirror": 40 * 3600.0}  # 40 h behind, past 36; vol_home's 2 h is not
     parts = dict(
         AlertState.objects.filter(state="firing", rule__builtin="array_health").values_list("instance", "value")
     )
@@ -163,7 +163,7 @@ def test_a_sick_filer_shows_what_is_wrong_and_a_late_mirror_alerts_until_it_catc
     client.force_login(admin_user)
     page = client.get(f"/storage/arrays/{device.pk}/").content.decode()
     assert "1 failed" in page and "2 prefailed" in page and "no spare" in page and "brokenOff" in page
-    assert "1 d 6 h behind" in page  # vol_db's lag beside its status
+    assert "1 d 16 h behind" in page  # vol_db's lag beside its status
     assert 'reconstructionInProgress <span class="progress">40 % done' in page
     mail = [e for e in Event.objects.filter(kind="fire") if e.state.rule.builtin == "replication_lag"]
     assert len(mail) == 1 and mail[0].state.instance == "fas-b:vol_db_mirror"

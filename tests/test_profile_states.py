@@ -50,6 +50,13 @@ BROKEN = {
     "more-alone.yaml": "name: more-alone\nstate_maps: {s: {more: [failed, failed]}}\n",
     "parse-groups.yaml": "name: parse-groups\ntables:\n  - {name: t, measurement: volume, tags: [{name: volume, "
     "column: 1.3.6.1.4.1.9.1.2, parse: '(a)(b)'}], metrics: [{name: size_bytes, column: 1.3.6.1.4.1.9.1.3}]}\n",
+    # one table's rows carry the other's tags and more: the first's map would read them too
+    "within.yaml": "name: within\nstate_maps: {a: {1: [ok, up]}}\ntables:\n"
+    "  - {name: narrow, measurement: replication, tags: [{name: volume, column: 1.3.6.1.4.1.9.1.1.2}],"
+    " metrics: [{name: status, column: 1.3.6.1.4.1.9.1.1.3, states: a}]}\n"
+    "  - {name: wide, measurement: replication, tags: [{name: volume, column: 1.3.6.1.4.1.9.2.1.2},"
+    " {name: partner, column: 1.3.6.1.4.1.9.2.1.4}],"
+    " metrics: [{name: status, column: 1.3.6.1.4.1.9.2.1.3, states: a}]}\n",
     # two tables of look-alike rows mapping a status each their own way: whose row is whose could not be told
     "look-alike.yaml": "name: look-alike\nstate_maps: {a: {1: [ok, up]}, b: {1: [failed, broken]}}\ntables:\n"
     + "".join(
@@ -72,6 +79,7 @@ def test_a_broken_state_map_is_refused_naming_the_file_and_the_field(tmp_path: P
     assert "bare-on.yaml: state_maps: 1: write the vendor's word in quotes" in problems
     assert "more-alone.yaml: state_maps: more: only beside a code it comes after" in problems
     assert "parse-groups.yaml: tables[0].tags[0]: parse: one regex group, on a column's own text" in problems
+    assert "within.yaml: tables.wide.status: its rows look like those of table 'narrow'" in problems
     assert "look-alike.yaml: tables.t2.status: its rows look like those of table 't1'" in problems
 
 
@@ -113,6 +121,8 @@ def test_snapmirror_codes_of_both_tables_read_as_states_with_the_mibs_words():
     assert metric(netapp, seven, "status").state_of(7) == ("rebuilding", "resyncing")
     assert metric(netapp, cdot, "status").state_of(0) == ("ok", "idle")
     assert metric(netapp, cdot, "status").state_of(5) == ("degraded", "quiesced")
+    # codes newer ONTAP adds past breaking(12) (SnapMirror Synchronous) are no alarm: ONTAP's verdict is `healthy`
+    assert metric(netapp, cdot, "status").state_of(18) == ("ok", "18 (a newer status code)")
     assert metric(netapp, cdot, "state").state_of(2) == ("degraded", "brokenOff")
     assert metric(netapp, cdot, "healthy").state_of(0) == ("degraded", "false")
 

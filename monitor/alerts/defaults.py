@@ -51,11 +51,11 @@ DEFAULTS: dict[str, Default] = {
         ),
         Default(
             "replication_lag",
-            "Replication more than 26 hours behind: a daily mirror that missed its cycle (clears under 24 hours; "
-            "lower both on the rule for hourly schedules)",
+            "Replication more than 36 hours behind: a daily mirror that missed its cycle (clears under 24 hours; "
+            "lower both on the rule for hourly schedules, raise them for weekly vaults)",
             "replication_lag",
             "absolute",
-            26 * 3600,
+            36 * 3600,
             24 * 3600,
             for_polls=1,
         ),
