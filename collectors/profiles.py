@@ -56,6 +56,7 @@ class Metric:
     unit_scales: tuple[tuple[str, float], ...] = ()  # (unit name, scale to the metric's unit)
     states: tuple[tuple[int | None, str, str], ...] = ()  # (code, state, the vendor's word); None: codes above
     progress: str = ""  # the metric beside it holding the status's percent done (a rebuild)
+    active: str = ""  # the TruthValue beside it: while not true(1) the status is over (a cleared alert): ok
 
     def state_of(self, value: float | None) -> tuple[str, str] | None:
         """(state, the vendor's word) of a status code by the profile's state map; a code above those named where
@@ -266,6 +267,7 @@ def _metric(data: MetricFile, where: str, scalar: bool, maps: dict | None = None
         unit_scales=tuple(check.units.items()) if check else (),
         states=_states((maps or {}).get(data.states or "", {})),
         progress=data.progress or "",
+        active=data.active or "",
     )
 
 
@@ -337,8 +339,10 @@ def _check_parts(metrics: tuple[Metric, ...], where: str) -> None:
     for m in metrics:
         if m.unit_gauge and m.unit_gauge not in by_name:
             raise ProfileError(f"{where}.{m.name}.unit_check.gauge: {m.unit_gauge!r} is not declared beside it")
-        if m.progress and (m.progress not in by_name or by_name[m.progress].type != "gauge"):
-            raise ProfileError(f"{where}.{m.name}.progress: {m.progress!r} is not a gauge declared beside it")
+        for beside in ("progress", "active"):
+            name = getattr(m, beside)
+            if name and (name not in by_name or by_name[name].type != "gauge"):
+                raise ProfileError(f"{where}.{m.name}.{beside}: {name!r} is not a gauge declared beside it")
         if m.type not in DERIVED:
             continue
         for part in m.parts or (m.numerator, m.denominator):

@@ -16,7 +16,7 @@ METRIC_TYPES = ("gauge", "counter", "count", "ratio", "difference", "product", "
 DERIVED = ("ratio", "difference", "product", "sum", "quotient")
 MEASUREMENTS = (
     "system", "sensor", "volume", "disk_io", "storage", "member", "pool", "raid", "disk", "processor", "controller",
-    "enclosure", "replication",
+    "enclosure", "replication", "alert",
 )  # fmt: skip
 IF_COUNTER_GROUPS = ("errors", "discards", "unicast", "broadcast")
 # One vocabulary for every vendor's status codes (docs/profiles.md "States"), the worst last
@@ -106,9 +106,12 @@ class MetricFile(_Strict):
     unit_check: UnitCheck | None = None
     states: str | None = None  # the name of a state map of the profile (`state_maps`): a status code's meaning
     progress: str | None = None  # a status's percent done (a rebuild), a gauge declared beside it
+    active: str | None = None  # a TruthValue gauge beside a status: while it is not true(1), the part is ok (cleared)
 
     v_name = field_validator("name", mode="before")(lambda cls, v: _snake(v))
-    v_states = field_validator("states", "progress", mode="before")(lambda cls, v: None if v is None else _snake(v))
+    v_states = field_validator("states", "progress", "active", mode="before")(
+        lambda cls, v: None if v is None else _snake(v)
+    )
     v_oids = field_validator("oid", "column", mode="before")(lambda cls, v: None if v is None else _oid(v))
     v_many = field_validator("oids", "columns", mode="before")(lambda cls, v: [_oid(o) for o in _as_list(v)])
     v_parse = field_validator("parse", mode="before")(lambda cls, v: _regex(v))
@@ -149,6 +152,8 @@ class MetricFile(_Strict):
             raise ValueError("states: only a gauge (a status code as the device serves it) has states")
         if self.progress is not None and self.states is None:
             raise ValueError("progress: only a status (a metric with `states`) has a progress")
+        if self.active is not None and self.states is None:
+            raise ValueError("active: only a status (a metric with `states`) is cleared by another")
         return self
 
     def addresses(self, scalar: bool) -> list[str]:

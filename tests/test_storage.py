@@ -124,7 +124,22 @@ def storage_center_hardware() -> fleet.SimDevice:
         rows += [(f"{SC}.14.1.3.{disk}", "2", "1"), (f"{SC}.14.1.4.{disk}", "4", name)]
         rows += [(f"{SC}.14.1.5.{disk}", "2", healthy), (f"{SC}.14.1.9.{disk}", "66", "960")]
     rows += [(f"{SC}.28.1.3.1", "2", "1"), (f"{SC}.28.1.4.1", "4", "Cache 1"), (f"{SC}.28.1.5.1", "2", "2")]
+    # scAlertTable, indexed controller.alert: (number, status, active, message) as Storage Manager would list them
+    for ctlr, number, status, active, message in SC_ALERTS:
+        index = f"{ctlr}.{number}"
+        rows += [(f"{SC}.46.1.2.{index}", "66", str(number)), (f"{SC}.46.1.3.{index}", "2", str(status))]
+        rows += [(f"{SC}.46.1.8.{index}", "4", message), (f"{SC}.46.1.10.{index}", "2", "2")]
+        rows += [(f"{SC}.46.1.11.{index}", "2", str(active))]
     return fleet.SimDevice("schw", FREEBSD, "1.3.6.1.4.1.8072.3.2.8", "schw-1", [], rows)
+
+
+# (controller, scAlertNbr, scAlertStatus, scAlertActive, scAlertMessage): a disk predicted to fail, degraded and
+# active; a power supply that was down, cleared (active false) though its status still says down; a notice
+SC_ALERTS = [
+    (1, 17, 2, 1, "Disk 01-02 is predicted to fail"),
+    (2, 18, 4, 2, "Power Supply 2 is <b>down</b>"),
+    (1, 19, 6, 1, "Replay completed"),
+]
 
 
 def compellent() -> fleet.SimDevice:
@@ -388,6 +403,9 @@ def test_storage_center_hardware_as_parts_with_states(sim):
         "Disk 01-02": ("ok", "up"),
         "Disk health 01-01": ("ok", "healthy"),
         "Disk health 01-02": ("warning", "not healthy"),
+        "Alert SN 60001 17 Disk 01-02 is predicted to fail": ("degraded", "degraded"),
+        "Alert SN 60002 18 Power Supply 2 is <b>down</b>": ("ok", "cleared"),  # the array cleared it
+        "Alert SN 60001 19 Replay completed": ("ok", "inform"),
     }
     from monitor.alerts.rules import METRICS, observe
 
@@ -681,3 +699,28 @@ def test_a_rule_on_the_polls_read_p95_fires_from_the_histogram(sim, clean_backen
     states = {(s.rule.name, s.instance, s.state, s.value) for s in AlertState.objects.all()}
     firing = {(s.rule.name, s.instance, s.value) for s in AlertState.objects.filter(state="firing")}
     assert firing == {("p95 over 2 ms", "sql-data", 5.0)}, states
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_storage_center_alert_cleared_by_the_array_is_ok_on_its_page_and_an_active_one_is_not(
+    sim, clean_backends, client, admin_user
+):
+    """Through the poller, InfluxDB and the array page: scAlertActive false makes an alert ok whatever its status."""
+    from monitor.polling.run import run_polls
+    from monitor.storage import health
+
+    device = Device.objects.create(name="sc-hw", host="127.0.0.1", port=sim.port, community="schw", timeout_s=3)
+    run_polls([device.pk])
+    device.refresh_from_db()
+    assert device.profile == "dell-storage-sc"
+    assert all(o.startswith("ok") for o in run_polls([device.pk]).values())
+    alerts = {p.name: (p.state, p.word) for p in health.parts(str(device.pk), registry()[device.profile])
+              if p.kind == "Alert"}  # fmt: skip
+    assert alerts == {
+        "SN 60001 17 Disk 01-02 is predicted to fail": ("degraded", "degraded"),
+        "SN 60002 18 Power Supply 2 is <b>down</b>": ("ok", "cleared"),
+        "SN 60001 19 Replay completed": ("ok", "inform"),
+    }
+    client.force_login(admin_user)
+    page = client.get(f"/storage/arrays/{device.pk}/").content.decode()
+    assert "Power Supply 2 is &lt;b&gt;down&lt;/b&gt;" in page and "<b>down</b>" not in page  # a device string

@@ -37,6 +37,7 @@ LABELS = {
     "replication": "Replication",
     "process": "Process",
     "filesystem": "File system",
+    "alert": "Alert",
 }
 # A status field's name beside its part's, where a part has several (a member's health and its RAID set's)
 FIELDS = {
@@ -140,24 +141,26 @@ def parts(device: str, profile: Profile | None, now: datetime | None = None) -> 
         "p_stop": now + timedelta(seconds=1),
         "p_device": device,
         "p_measurements": sorted({w.measurement for w in watching}),
-        "p_fields": sorted({w.metric.name for w in watching} | {LAG}),
+        "p_fields": sorted({w.metric.name for w in watching} | {w.metric.active for w in watching} - {""} | {LAG}),
     }
     progress = _progress(device, watching, now)
     found: list[Part] = []
     tables = run(script, params)
-    lags = {_series(t.group): _number(t.rows[-1][1]) for t in tables if t.group.get("_field") == LAG and t.rows}
+    newest = {(_series(t.group), t.group.get("_field")): _number(t.rows[-1][1]) for t in tables if t.rows}
     for table in tables:
         group = table.group
         for watch in watching:
             if group.get("_field") != watch.metric.name or not watch.holds(group.get("_measurement"), group):
                 continue
             for t_ms, value in table.rows:
-                meaning = watch.metric.state_of(_number(value))
+                meaning = _cleared(
+                    watch, watch.metric.state_of(_number(value)), newest.get((_series(group), watch.metric.active))
+                )
                 if meaning is None:
                     continue
                 at = datetime.fromtimestamp((t_ms or 0) / 1000, timezone.utc)
                 done = progress.get((watch.measurement, watch.metric.progress, watch.row(group)))
-                behind = lags.get(_series(group)) if watch.metric.name == "status" else None
+                behind = newest.get((_series(group), LAG)) if watch.metric.name == "status" else None
                 done = done or (None, None)
                 found.append(Part(_kind(watch), watch.part(group), watch.metric.name, *meaning, at, *done, behind))
             break
@@ -199,6 +202,14 @@ def _progress(device: str, watching: list[_Watched], now: datetime) -> dict[tupl
     return out
 
 
+def _cleared(watch: _Watched, meaning: tuple[str, str] | None, active: float | None) -> tuple[str, str] | None:
+    """A status whose profile names an `active` TruthValue beside it is over while that is not true(1): a Dell SC
+    alert the array has cleared keeps its row and its status, and is ok."""
+    if meaning is None or not watch.metric.active or active == 1:
+        return meaning
+    return "ok", "cleared"
+
+
 def _series(group: dict) -> tuple:
     """A series' measurement and tags, without its field: what a status and the lag beside it share."""
     keep = [(k, v) for k, v in group.items() if k == "_measurement" or not k.startswith("_")]
@@ -231,6 +242,7 @@ def readings(profile: Profile | None, samples: list) -> list[tuple[str, str, str
             if not watch.holds(getattr(sample, "measurement", None), sample.tags):
                 continue
             meaning = watch.metric.state_of(_number(sample.fields.get(watch.metric.name)))
+            meaning = _cleared(watch, meaning, _number(sample.fields.get(watch.metric.active)))
             if meaning is not None:
                 found.append((f"{_kind(watch)} {watch.part(sample.tags)}"[:255], *meaning))
     return found
