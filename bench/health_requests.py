@@ -1,0 +1,72 @@
+"""What reading a Linux server's watched processes and file systems (UCD-SNMP-MIB prTable and dskTable, issue 43)
+adds to a poll: SNMP requests and time of one poll of a real Net-SNMP agent (Debian's snmpd on loopback) with the
+net-snmp-host profile, without those two tables, with them and nothing configured, and with two `proc` and two
+`disk` lines. Writes bench/results/health-requests-<UTC time>.json.
+Run: `.venv/bin/python bench/health_requests.py [polls]`."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import django
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "monitor.settings")
+django.setup()
+
+from collectors.poll import poll_device  # noqa: E402
+from collectors.snmptypes import SnmpTarget  # noqa: E402
+from monitor.core import aio  # noqa: E402
+from monitor.devices.profiles import registry  # noqa: E402
+from monitor.devstack.processes import free_udp_port  # noqa: E402
+from tests.snmpdkit import COMMUNITY, start_snmpd  # noqa: E402
+
+WATCHED = ("watched_processes", "watched_disks")
+LINES = ("proc snmpd", "proc no-such-daemon-4242", "disk / 10%", "disk /dev/shm 1")
+
+
+def main(polls: int) -> dict:
+    root = Path(tempfile.mkdtemp(prefix="health-bench-"))
+    profile = registry()["net-snmp-host"]
+    without = dataclasses.replace(profile, tables=tuple(t for t in profile.tables if t.name not in WATCHED))
+    cases = {
+        "without the two tables": ((), without),
+        "nothing configured": ((), profile),
+        "2 proc, 2 disk": (LINES, profile),
+    }
+    figures = {}
+    for n, (label, (lines, chosen)) in enumerate(cases.items()):
+        port = free_udp_port()
+        agent = start_snmpd(root / f"snmpd-{n}", port, *lines)
+        try:
+            target = SnmpTarget("127.0.0.1", port, community=COMMUNITY, timeout=3)
+            runs, previous = [], None
+            for _ in range(polls):  # each poll with the state the one before kept, as the pollers do
+                started = time.perf_counter()
+                result = aio.run(poll_device(target, "d", previous, profile=chosen, engine="fast"))
+                runs.append((result.requests, time.perf_counter() - started))
+                previous = result.state
+        finally:
+            agent.stop()
+        figures[label] = {
+            "requests": statistics.median(r for r, _ in runs),
+            "poll_ms": round(1000 * statistics.median(t for _, t in runs), 1),
+        }
+        print(f"{label:24} {figures[label]['requests']:>4} requests {figures[label]['poll_ms']:>7} ms")
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    out = REPO / "bench" / "results" / f"health-requests-{stamp}.json"
+    out.write_text(json.dumps({"polls": polls, "cases": figures}, indent=2) + "\n")
+    return figures
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 20)
