@@ -144,7 +144,7 @@ def test_a_sick_filer_shows_what_is_wrong_and_a_late_mirror_alerts_until_it_catc
     firing = dict(
         AlertState.objects.filter(state="firing", rule__builtin="replication_lag").values_list("instance", "value")
     )
-    assert firing == {"fas-b:vol_db_mirror": 40 * 3600.0}  # 40 h behind, past 36; vol_home's 2 h is not
+    assert firing == {"fas-a:vol_db fas-b:vol_db_mirror": 40 * 3600.0}  # 40 h behind, past 36; vol_home's 2 h not
     parts = dict(
         AlertState.objects.filter(state="firing", rule__builtin="array_health").values_list("instance", "value")
     )
@@ -166,13 +166,13 @@ def test_a_sick_filer_shows_what_is_wrong_and_a_late_mirror_alerts_until_it_catc
     assert "1 d 16 h behind" in page  # vol_db's lag beside its status
     assert 'reconstructionInProgress <span class="progress">40 % done' in page
     mail = [e for e in Event.objects.filter(kind="fire") if e.state.rule.builtin == "replication_lag"]
-    assert len(mail) == 1 and mail[0].state.instance == "fas-b:vol_db_mirror"
+    assert len(mail) == 1 and mail[0].state.instance == "fas-a:vol_db fas-b:vol_db_mirror"
 
     Device.objects.filter(pk=device.pk).update(community="well")  # caught up: an hour behind, all healthy
     assert all(o.startswith("ok") for o in run_polls([device.pk]).values())
     assert not AlertState.objects.filter(state="firing").exists()
     cleared = {e.state.instance for e in Event.objects.filter(kind="clear")}
-    assert "fas-b:vol_db_mirror" in cleared and "System failed disks the device" in cleared
+    assert "fas-a:vol_db fas-b:vol_db_mirror" in cleared and "System failed disks the device" in cleared
 
 
 def test_each_volumes_snapshot_reserve_is_read_from_its_snapshot_row(agent):

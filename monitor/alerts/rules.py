@@ -125,6 +125,7 @@ METRICS: dict[str, Metric] = {
             ("lag_s",),
             "s",
             "partner",
+            owner_tags=("volume",),  # a source sends to several destinations, a site takes many volumes
         ),
         Metric(
             "disk_life",
