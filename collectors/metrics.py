@@ -187,6 +187,7 @@ def _table_samples(
         if t.lookup_column
     }
     checked: list[tuple[dict, dict]] = []  # (every field of a row, its sample's fields) for unit checks
+    found: list[Sample] = []
     for index in rows:
         tags = _row_tags(table, walked, index, lookups)
         if tags is None or (table.skip is not None and table.skip.search(next(iter(tags.values()), ""))):
@@ -197,12 +198,33 @@ def _table_samples(
         for metric in table.metrics:
             _evaluate(metric, [walked[o].get(index) for o in metric.oids], key, fields, ctx, report, tags)
         _ratios(table.metrics, fields, ctx)
+        if table.only is not None and fields.get(table.only[0]) not in table.only[1]:
+            continue  # not one of the table's rows (a replica still being sent)
         emitted = {k: v for k, v in fields.items() if _emitted(table.metrics, k)}
         if emitted:
             sample_tags = {"device": device_key, **table.static_tags, **tags}
-            report.samples.append(Sample(table.measurement, sample_tags, emitted, ctx.read_at))
+            found.append(Sample(table.measurement, sample_tags, emitted, ctx.read_at))
         checked.append((fields, emitted))
+    report.samples.extend(_collapsed(table, found))
     _check_units(table.name, table.metrics, checked, device_key, ctx, report)
+
+
+def _collapsed(table: Table, samples: list[Sample]) -> list[Sample]:
+    """The table's samples, those with one set of tags made one where the table says which to keep (a volume's newest
+    replica at a site: the least age); a row without the field is kept only where no other has it."""
+    if table.collapse is None:
+        return samples
+    field, keep = table.collapse
+    best: dict[tuple, Sample] = {}
+    for sample in samples:
+        key = tuple(sorted(sample.tags.items()))
+        held = best.get(key)
+        value, other = sample.fields.get(field), held.fields.get(field) if held else None
+        if held is None or (
+            value is not None and (other is None or (value < other if keep == "min" else value > other))
+        ):
+            best[key] = sample
+    return list(best.values())
 
 
 def _check_units(
@@ -310,6 +332,10 @@ def _evaluate(
             continue
         if metric.type in ("counter", "count"):
             _counter(metric, value, number, key + metric.name, fields, ctx, report.gaps)
+        elif metric.type == "age":  # a Unix time the device serves, as how long ago it was; 0 is no time at all
+            stamp = number * metric.scale + metric.offset
+            if stamp > 0:
+                fields[metric.name] = max(0.0, ctx.read_at - stamp)  # a device clock ahead is not the future
         else:
             fields[metric.name] = number * metric.scale + metric.offset
         if metric.name in fields:

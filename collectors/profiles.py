@@ -107,6 +107,8 @@ class Table:
     static_tags: dict[str, str] = field(default_factory=dict)
     skip: re.Pattern | None = None  # rows whose first tag matches are ignored (ram0, loop1...)
     max_rows: int = 2000
+    only: tuple[str, tuple[int, ...]] | None = None  # (metric, values): rows whose metric holds another are left out
+    collapse: tuple[str, str] | None = None  # (field, "min" or "max"): of the rows with one set of tags, that one
 
 
 @dataclass(frozen=True)
@@ -300,6 +302,11 @@ def _table(data: TableFile, where: str, maps: dict | None = None) -> Table:
     metrics = tuple(_metric(m, f"{where}.metrics[{i}]", scalar=False, maps=maps) for i, m in enumerate(data.metrics))
     _check_unique([m.name for m in metrics], f"{where}.metrics")
     _check_parts(metrics, f"{where}.metrics")
+    kinds = {m.name: m.type for m in metrics}
+    if data.only and kinds.get(data.only.metric) != "gauge":
+        raise ProfileError(f"{where}.only.metric: {data.only.metric!r} is not a gauge of this table")
+    if data.collapse and data.collapse.field not in kinds:
+        raise ProfileError(f"{where}.collapse.field: {data.collapse.field!r} is not a metric of this table")
     tags = tuple(
         Tag(
             t.name,
@@ -320,6 +327,8 @@ def _table(data: TableFile, where: str, maps: dict | None = None) -> Table:
         static_tags=dict(data.static_tags),
         skip=re.compile(data.skip) if data.skip else None,
         max_rows=data.max_rows,
+        only=(data.only.metric, tuple(data.only.values)) if data.only else None,
+        collapse=(data.collapse.field, data.collapse.keep) if data.collapse else None,
     )
 
 

@@ -8,11 +8,11 @@ the frozen dataclasses the poller uses; `describe` turns pydantic's errors into 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-METRIC_TYPES = ("gauge", "counter", "count", "ratio", "difference", "product", "sum", "quotient")
+METRIC_TYPES = ("gauge", "counter", "count", "age", "ratio", "difference", "product", "sum", "quotient")
 DERIVED = ("ratio", "difference", "product", "sum", "quotient")
 MEASUREMENTS = (
     "system", "sensor", "volume", "disk_io", "storage", "member", "pool", "raid", "disk", "processor", "controller",
@@ -203,6 +203,26 @@ def _measurement(value: object) -> str:
     return str(value)
 
 
+class OnlyFile(_Strict):
+    """Rows whose `metric` (a gauge of the table) holds none of `values` are not the table's (a replica still being
+    sent is no replica yet)."""
+
+    metric: str
+    values: list[int] = Field(min_length=1)
+
+    v_metric = field_validator("metric", mode="before")(lambda cls, v: _snake(v))
+
+
+class CollapseFile(_Strict):
+    """Rows with the same tags are one: the one whose `field` is the least (`min`) or the greatest (`max`) (a
+    volume's newest replica at a site, of all its replicas there)."""
+
+    field: str
+    keep: Literal["min", "max"]
+
+    v_field = field_validator("field", mode="before")(lambda cls, v: _snake(v))
+
+
 class TableFile(_Strict):
     name: str
     measurement: str
@@ -211,6 +231,8 @@ class TableFile(_Strict):
     static_tags: dict[str, str] = Field(default_factory=dict)
     skip: str | None = None
     max_rows: int = Field(default=2000, ge=1, le=100000)
+    only: OnlyFile | None = None
+    collapse: CollapseFile | None = None
 
     v_name = field_validator("name", mode="before")(lambda cls, v: _snake(v))
     v_measurement = field_validator("measurement", mode="before")(lambda cls, v: _measurement(v))

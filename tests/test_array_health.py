@@ -267,12 +267,29 @@ def test_a_poll_older_than_what_a_part_last_saw_changes_nothing_and_unchanged_po
     assert Event.objects.filter(kind="health_changed").count() == events
 
 
+# eqliscsiRemoteReplicaTable rows of each volume at site 1: (volume, snap, eqliscsiRemoteReplAdminStatus, hours ago):
+# volume 1's newest complete replica is 30 h old (one in progress, 5 minutes old, is not a replica yet); volume 2's 40 h
+# (an incomplete one of an hour ago never arrived); volume 3's 2 h
+REPLICAS = [(1, 1, 0, 54), (1, 2, 0, 30), (1, 3, 2, 1 / 12), (2, 1, 0, 40), (2, 2, 3, 1), (3, 1, 0, 2)]
+
+
+def replicas(now: float) -> list[tuple[str, str, str]]:
+    rows = []
+    for volume, snap, status, hours in REPLICAS:
+        index = f"{MEMBER.split('.')[1]}.{volume}.1.{volume}.{snap}"  # member.volume.site.remote volume.snap
+        rows += [(f"{EQL}.5.1.7.17.1.6.{index}", "2", str(status))]
+        rows += [(f"{EQL}.5.1.7.17.1.7.{index}", "65", str(int(now - hours * 3600)))]
+    return rows
+
+
 @pytest.fixture(scope="module")
 def replicating(tmp_path_factory):
     """EQLVOLUME-MIB eqliscsiVolumeReplOperStatus of volumes 1, 2, 3 to partner site 1 "dr-site": farEndDown,
     paused, completed ("repl"); all completed ("repl-ok")."""
     root = tmp_path_factory.mktemp("replication")
-    fleet.equallogic_array("repl", "eql-repl", replication={1: 4, 2: 7, 3: 6}).write(root / "data")
+    array = fleet.equallogic_array("repl", "eql-repl", replication={1: 4, 2: 7, 3: 6})
+    array.extra += replicas(time.time())
+    array.write(root / "data")
     fleet.equallogic_array("repl-ok", "eql-repl", replication={1: 6, 2: 6, 3: 6}).write(root / "data")
     port = free_udp_port()
     process = services.start_snmpsim(root / "data", port, root / "log", name="snmpsim-replication")
@@ -294,7 +311,9 @@ def test_replication_to_a_partner_is_a_part_named_by_volume_and_partner_and_aler
 
     target = SnmpTarget("127.0.0.1", replicating, community="repl", timeout=3)
     polled = aio.run(poll_device(target, "r", None, profile=registry()["dell-equallogic"], engine="fast"))
-    rows = {(s.tags["volume"], s.tags["partner"]): s.fields for s in polled.samples if s.measurement == "replication"}
+    rows: dict[tuple, dict] = {}  # each series' fields, its replication status and its lag together
+    for sample in (s for s in polled.samples if s.measurement == "replication"):
+        rows.setdefault((sample.tags["volume"], sample.tags["partner"]), {}).update(sample.fields)
     assert set(rows) == {(f"vmfs-datastore-{v}", "dr-site") for v in (1, 2, 3)}
     assert [rows[(f"vmfs-datastore-{v}", "dr-site")]["status"] for v in (1, 2, 3)] == [4, 7, 6]
     assert rows[("vmfs-datastore-2", "dr-site")]["remaining_bytes"] == 2048 * 2**20  # MB, as the MIB counts
@@ -312,3 +331,36 @@ def test_replication_to_a_partner_is_a_part_named_by_volume_and_partner_and_aler
     Device.objects.filter(pk=array.pk).update(community="repl-ok")
     assert all(o.startswith("ok") for o in run_polls([array.pk]).values())
     assert not AlertState.objects.filter(instance__startswith="Replication").exclude(state="ok").exists()
+
+
+def test_how_far_each_replication_is_behind_is_the_age_of_its_newest_complete_replica(
+    replicating, clean_backends, admin_user, client
+):
+    """eqliscsiRemoteReplTimeStamp of each replica a volume keeps at its partner: the newest one that is complete
+    (AdminStatus none(0)) says how far behind the partner is; the built-in lag alert (36 h) fires for volume 2 only."""
+    from collectors.poll import poll_device
+    from collectors.snmptypes import SnmpTarget
+    from monitor.alerts import defaults
+    from monitor.alerts.models import AlertState
+    from monitor.core import aio
+    from monitor.devices.profiles import registry
+
+    target = SnmpTarget("127.0.0.1", replicating, community="repl", timeout=3)
+    polled = aio.run(poll_device(target, "r", None, profile=registry()["dell-equallogic"], engine="fast"))
+    lags = [(s.tags["volume"], s.fields["lag_s"]) for s in polled.samples if "lag_s" in s.fields]
+    assert sorted(v for v, _ in lags) == [f"vmfs-datastore-{v}" for v in (1, 2, 3)]  # one a volume and partner
+    for volume, lag in lags:
+        hours = {"vmfs-datastore-1": 30, "vmfs-datastore-2": 40, "vmfs-datastore-3": 2}[volume]
+        assert hours * 3600 <= lag < hours * 3600 + 600  # the fixture's start to this poll: well under 10 minutes
+
+    array = Device.objects.create(name="eql-repl", host="127.0.0.1", port=replicating, community="repl", timeout_s=3)
+    run_polls([array.pk])
+    defaults.enable(array, "replication_lag", admin_user)
+    assert all(o.startswith("ok") for o in run_polls([array.pk]).values())
+    firing = set(
+        AlertState.objects.filter(state="firing", rule__builtin="replication_lag").values_list("instance", flat=True)
+    )
+    assert firing == {"vmfs-datastore-2 dr-site"}
+    client.force_login(admin_user)
+    page = client.get(f"/storage/arrays/{array.pk}/").content.decode()
+    assert "1 d 16 h behind" in page and "1 d 6 h behind" in page and "2 h 0" in page

@@ -57,6 +57,9 @@ BROKEN = {
     "  - {name: wide, measurement: replication, tags: [{name: volume, column: 1.3.6.1.4.1.9.2.1.2},"
     " {name: partner, column: 1.3.6.1.4.1.9.2.1.4}],"
     " metrics: [{name: status, column: 1.3.6.1.4.1.9.2.1.3, states: a}]}\n",
+    "only-what.yaml": "name: only-what\ntables:\n  - {name: t, measurement: replication, only: {metric: nothing, "
+    "values: [0]}, tags: [{name: volume, column: 1.3.6.1.4.1.9.1.2}], metrics: [{name: lag_s, column: "
+    "1.3.6.1.4.1.9.1.3, type: age}]}\n",
     # two tables of look-alike rows mapping a status each their own way: whose row is whose could not be told
     "look-alike.yaml": "name: look-alike\nstate_maps: {a: {1: [ok, up]}, b: {1: [failed, broken]}}\ntables:\n"
     + "".join(
@@ -80,6 +83,7 @@ def test_a_broken_state_map_is_refused_naming_the_file_and_the_field(tmp_path: P
     assert "more-alone.yaml: state_maps: more: only beside a code it comes after" in problems
     assert "parse-groups.yaml: tables[0].tags[0]: parse: one regex group, on a column's own text" in problems
     assert "within.yaml: tables.wide.status: its rows look like those of table 'narrow'" in problems
+    assert "only-what.yaml: tables[0].only.metric: 'nothing' is not a gauge of this table" in problems
     assert "look-alike.yaml: tables.t2.status: its rows look like those of table 't1'" in problems
 
 
