@@ -9,10 +9,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import statistics
 import sys
 import tempfile
-import time
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -23,9 +21,8 @@ sys.path.insert(0, str(REPO))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "monitor.settings")
 django.setup()
 
-from collectors.poll import poll_device  # noqa: E402
+from bench.pollcount import median_poll  # noqa: E402
 from collectors.snmptypes import SnmpTarget  # noqa: E402
-from monitor.core import aio  # noqa: E402
 from monitor.devices.profiles import registry  # noqa: E402
 from monitor.devstack.processes import free_udp_port  # noqa: E402
 from tests.snmpdkit import COMMUNITY, start_snmpd  # noqa: E402
@@ -49,18 +46,9 @@ def main(polls: int) -> dict:
         agent = start_snmpd(root / f"snmpd-{n}", port, *lines)
         try:
             target = SnmpTarget("127.0.0.1", port, community=COMMUNITY, timeout=3)
-            runs, previous = [], None
-            for _ in range(polls):  # each poll with the state the one before kept, as the pollers do
-                started = time.perf_counter()
-                result = aio.run(poll_device(target, "d", previous, profile=chosen, engine="fast"))
-                runs.append((result.requests, time.perf_counter() - started))
-                previous = result.state
+            figures[label] = median_poll(target, chosen, polls)
         finally:
             agent.stop()
-        figures[label] = {
-            "requests": statistics.median(r for r, _ in runs),
-            "poll_ms": round(1000 * statistics.median(t for _, t in runs), 1),
-        }
         print(f"{label:24} {figures[label]['requests']:>4} requests {figures[label]['poll_ms']:>7} ms")
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     out = REPO / "bench" / "results" / f"health-requests-{stamp}.json"

@@ -9,10 +9,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import statistics
 import sys
 import tempfile
-import time
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -23,9 +21,9 @@ sys.path.insert(0, str(REPO))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "monitor.settings")
 django.setup()
 
-from collectors.poll import OPTICS, poll_device  # noqa: E402
+from bench.pollcount import median_poll  # noqa: E402
+from collectors.poll import OPTICS  # noqa: E402
 from collectors.snmptypes import SnmpTarget  # noqa: E402
-from monitor.core import aio  # noqa: E402
 from monitor.devices.profiles import registry  # noqa: E402
 from monitor.devstack import fleet, services  # noqa: E402
 from monitor.devstack.optics import Optic, contained  # noqa: E402
@@ -52,16 +50,7 @@ def main(polls: int) -> dict:
     try:
         for label, (community, chosen) in cases.items():
             target = SnmpTarget("127.0.0.1", port, community=community, timeout=3)
-            runs, previous = [], None
-            for _ in range(polls):  # each poll with the state the one before kept, as the pollers do
-                started = time.perf_counter()
-                result = aio.run(poll_device(target, "d", previous, profile=chosen, engine="fast"))
-                runs.append((result.requests, time.perf_counter() - started))
-                previous = result.state
-            figures[label] = {
-                "requests": statistics.median(r for r, _ in runs),
-                "poll_ms": round(1000 * statistics.median(t for _, t in runs), 1),
-            }
+            figures[label] = median_poll(target, chosen, polls)
             print(f"{label:20} {figures[label]['requests']:>4} requests {figures[label]['poll_ms']:>7} ms")
     finally:
         agent.stop()
