@@ -129,16 +129,18 @@ def storage_center_hardware() -> fleet.SimDevice:
         index = f"{ctlr}.{number}"
         rows += [(f"{SC}.46.1.2.{index}", "66", str(number)), (f"{SC}.46.1.3.{index}", "2", str(status))]
         rows += [(f"{SC}.46.1.8.{index}", "4", message), (f"{SC}.46.1.10.{index}", "2", "2")]
-        rows += [(f"{SC}.46.1.11.{index}", "2", str(active))]
+        rows += [(f"{SC}.46.1.11.{index}", "2", str(active))] if active is not None else []
     return fleet.SimDevice("schw", FREEBSD, "1.3.6.1.4.1.8072.3.2.8", "schw-1", [], rows)
 
 
 # (controller, scAlertNbr, scAlertStatus, scAlertActive, scAlertMessage): a disk predicted to fail, degraded and
-# active; a power supply that was down, cleared (active false) though its status still says down; a notice
+# active; a power supply that was down, cleared (active false) though its status still says down; a notice; a critical
+# alert whose row lacks scAlertActive
 SC_ALERTS = [
     (1, 17, 2, 1, "Disk 01-02 is predicted to fail"),
     (2, 18, 4, 2, "Power Supply 2 is <b>down</b>"),
     (1, 19, 6, 1, "Replay completed"),
+    (2, 20, 1, None, "Controller SN 60002 lost its cache"),  # no scAlertActive served: the status stands
 ]
 
 
@@ -406,6 +408,7 @@ def test_storage_center_hardware_as_parts_with_states(sim):
         "Alert SN 60001 17 Disk 01-02 is predicted to fail": ("degraded", "degraded"),
         "Alert SN 60002 18 Power Supply 2 is <b>down</b>": ("ok", "cleared"),  # the array cleared it
         "Alert SN 60001 19 Replay completed": ("ok", "inform"),
+        "Alert SN 60002 20 Controller SN 60002 lost its cache": ("failed", "critical"),
     }
     from monitor.alerts.rules import METRICS, observe
 
@@ -720,6 +723,7 @@ def test_a_storage_center_alert_cleared_by_the_array_is_ok_on_its_page_and_an_ac
         "SN 60001 17 Disk 01-02 is predicted to fail": ("degraded", "degraded"),
         "SN 60002 18 Power Supply 2 is <b>down</b>": ("ok", "cleared"),
         "SN 60001 19 Replay completed": ("ok", "inform"),
+        "SN 60002 20 Controller SN 60002 lost its cache": ("failed", "critical"),  # no scAlertActive: it stands
     }
     client.force_login(admin_user)
     page = client.get(f"/storage/arrays/{device.pk}/").content.decode()

@@ -120,7 +120,7 @@ METRICS: dict[str, Metric] = {
         ),
         Metric(
             "replication_lag",
-            "Replication lag: how far a mirror's destination is behind its source (NetApp SnapMirror)",
+            "Replication lag: how far a mirror's destination is behind its source (NetApp, EqualLogic)",
             "replication",
             ("lag_s",),
             "s",

@@ -203,9 +203,10 @@ def _progress(device: str, watching: list[_Watched], now: datetime) -> dict[tupl
 
 
 def _cleared(watch: _Watched, meaning: tuple[str, str] | None, active: float | None) -> tuple[str, str] | None:
-    """A status whose profile names an `active` TruthValue beside it is over while that is not true(1): a Dell SC
-    alert the array has cleared keeps its row and its status, and is ok."""
-    if meaning is None or not watch.metric.active or active == 1:
+    """A status whose profile names an `active` TruthValue beside it is over once that says false: a Dell SC alert
+    the array has cleared keeps its row and its status, and is ok. An `active` not read says nothing: the status
+    stands (a firmware without the column must not hide a critical alert)."""
+    if meaning is None or not watch.metric.active or active is None or active == 1:
         return meaning
     return "ok", "cleared"
 

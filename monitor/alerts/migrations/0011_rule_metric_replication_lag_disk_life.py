@@ -44,7 +44,7 @@ class Migration(migrations.Migration):
                     ("snapshot_reserve", "Volume snapshot reserve used (% of the reserve)"),
                     (
                         "replication_lag",
-                        "Replication lag: how far a mirror's destination is behind its source (NetApp SnapMirror)",
+                        "Replication lag: how far a mirror's destination is behind its source (NetApp, EqualLogic)",
                     ),
                     ("disk_life", "Disk remaining life (SSD wear, % left; Synology)"),
                     ("not_answering", "Device not answering (1 when a poll fails)"),
