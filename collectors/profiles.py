@@ -68,10 +68,9 @@ class Metric:
         for known, state, word in self.states:
             if known == code and code is not None:
                 return state, word
-        last = self.states[-1]
-        top = max((known for known, _, _ in self.states if known is not None), default=None)
-        if last[0] is None and code is not None and top is not None and code > top:
-            return last[1], f"{code} {last[2]}"
+        (more, state, word), top = self.states[-1], self.states[-2][0] if len(self.states) > 1 else None
+        if more is None and code is not None and top is not None and code > top:  # `more` is last, after the codes
+            return state, f"{code} {word}"
         return "warning", f"unknown ({value:g})"
 
 
@@ -287,7 +286,7 @@ def _check_statuses_told_apart(tables: tuple[Table, ...]) -> None:
         static, names = set(table.static_tags.items()), {t.name for t in table.tags}
         for metric in (m for m in table.metrics if m.states):
             for other, o_static, o_names, o_metric in seen:
-                if other.measurement != table.measurement or o_metric != metric.name or other.name == table.name:
+                if other.measurement != table.measurement or o_metric != metric.name:
                     continue
                 if (o_static <= static and o_names <= names) or (static <= o_static and names <= o_names):
                     raise ProfileError(

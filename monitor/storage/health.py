@@ -152,15 +152,16 @@ def parts(device: str, profile: Profile | None, now: datetime | None = None) -> 
         for watch in watching:
             if group.get("_field") != watch.metric.name or not watch.holds(group.get("_measurement"), group):
                 continue
+            series = _series(group)
             for t_ms, value in table.rows:
                 meaning = _cleared(
-                    watch, watch.metric.state_of(_number(value)), newest.get((_series(group), watch.metric.active))
+                    watch, watch.metric.state_of(_number(value)), newest.get((series, watch.metric.active))
                 )
                 if meaning is None:
                     continue
                 at = datetime.fromtimestamp((t_ms or 0) / 1000, timezone.utc)
                 done = progress.get((watch.measurement, watch.metric.progress, watch.row(group)))
-                behind = newest.get((_series(group), LAG)) if watch.metric.name == "status" else None
+                behind = newest.get((series, LAG)) if watch.metric.name == "status" else None
                 done = done or (None, None)
                 found.append(Part(_kind(watch), watch.part(group), watch.metric.name, *meaning, at, *done, behind))
             break
