@@ -372,6 +372,9 @@ MONITOR_BASE_URL = env("MONITOR_BASE_URL", DEMO_SERVICES.get("MONITOR_BASE_URL",
 # Flapping: more than ALERTS_FLAP_CHANGES fire/clear changes within ALERTS_FLAP_WINDOW_S become one notice.
 ALERTS_FLAP_CHANGES = env_int("ALERTS_FLAP_CHANGES", 4, minimum=1)
 ALERTS_FLAP_WINDOW_S = env_int("ALERTS_FLAP_WINDOW_S", 3600, minimum=60)
+# A pending or firing target no poll read for this long (or three polls of its device) while the device answers is
+# closed as no longer reported: a disk pulled, an alert the array deleted, a port removed.
+ALERTS_GONE_AFTER_S = env_int("ALERTS_GONE_AFTER_S", 3600, minimum=60)
 # Failed sends are retried after ALERTS_RETRY_BASE_S, doubling up to ALERTS_RETRY_MAX_S; never dropped.
 ALERTS_RETRY_BASE_S = env_int("ALERTS_RETRY_BASE_S", 30, minimum=1)
 ALERTS_RETRY_MAX_S = env_int("ALERTS_RETRY_MAX_S", 1800, minimum=1)

@@ -102,7 +102,7 @@ def storage_center(community: str = "sc", old_branch: bool = False) -> fleet.Sim
     return device
 
 
-def storage_center_hardware() -> fleet.SimDevice:
+def storage_center_hardware(community: str = "schw", alerts: list | None = None) -> fleet.SimDevice:
     """A Dell SC's hardware tables as SCOS 7 serves them (DELL-STORAGE-SC-MIB; shaped after a public SCOS 07.02
     walk): two controllers, each with a "CPU One" sensor (51 and 52 °C, warning at 84, critical at 91) and a fan,
     the second controller's fan degraded; one enclosure with a power supply down; two disks, one up but no longer
@@ -125,12 +125,12 @@ def storage_center_hardware() -> fleet.SimDevice:
         rows += [(f"{SC}.14.1.5.{disk}", "2", healthy), (f"{SC}.14.1.9.{disk}", "66", "960")]
     rows += [(f"{SC}.28.1.3.1", "2", "1"), (f"{SC}.28.1.4.1", "4", "Cache 1"), (f"{SC}.28.1.5.1", "2", "2")]
     # scAlertTable, indexed controller.alert: (number, status, active, message) as Storage Manager would list them
-    for ctlr, number, status, active, message in SC_ALERTS:
+    for ctlr, number, status, active, message in SC_ALERTS if alerts is None else alerts:
         index = f"{ctlr}.{number}"
         rows += [(f"{SC}.46.1.2.{index}", "66", str(number)), (f"{SC}.46.1.3.{index}", "2", str(status))]
         rows += [(f"{SC}.46.1.8.{index}", "4", message), (f"{SC}.46.1.10.{index}", "2", "2")]
         rows += [(f"{SC}.46.1.11.{index}", "2", str(active))] if active is not None else []
-    return fleet.SimDevice("schw", FREEBSD, "1.3.6.1.4.1.8072.3.2.8", "schw-1", [], rows)
+    return fleet.SimDevice(community, FREEBSD, "1.3.6.1.4.1.8072.3.2.8", f"{community}-1", [], rows)
 
 
 # (controller, scAlertNbr, scAlertStatus, scAlertActive, scAlertMessage): a disk predicted to fail, degraded and
@@ -245,6 +245,7 @@ def sim(tmp_path_factory):
         "sc": storage_center(),
         "scboth": storage_center("scboth", old_branch=True),
         "schw": storage_center_hardware(),
+        "schwlater": storage_center_hardware("schwlater", SC_ALERTS[1:]),  # the array deleted its alert 17
         "cml": compellent(),
     }
     for device in devices.values():
@@ -728,3 +729,33 @@ def test_a_storage_center_alert_cleared_by_the_array_is_ok_on_its_page_and_an_ac
     client.force_login(admin_user)
     page = client.get(f"/storage/arrays/{device.pk}/").content.decode()
     assert "Power Supply 2 is &lt;b&gt;down&lt;/b&gt;" in page and "<b>down</b>" not in page  # a device string
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_alert_the_storage_center_deletes_closes_as_no_longer_reported_an_hour_on(sim, clean_backends, admin_user):
+    """Through the poller and the built-in array rule: the SC drops alert 17 from scAlertTable while it is still
+    degraded; the rule's target closes once no poll has read it for an hour, and what the array still serves stands."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from monitor.alerts import defaults
+    from monitor.alerts.models import AlertState, Event
+    from monitor.polling.run import run_polls
+
+    device = Device.objects.create(name="sc-gone", host="127.0.0.1", port=sim.port, community="schw", timeout_s=3)
+    run_polls([device.pk])
+    rule = defaults.enable(Device.objects.get(pk=device.pk), "array_health", admin_user)
+    assert all(o.startswith("ok") for o in run_polls([device.pk]).values())
+    disk_alert = "Alert SN 60001 17 Disk 01-02 is predicted to fail"
+    firing = set(AlertState.objects.filter(rule=rule, state="firing").values_list("instance", flat=True))
+    assert disk_alert in firing and "Alert SN 60002 20 Controller SN 60002 lost its cache" in firing, firing
+    Device.objects.filter(pk=device.pk).update(community="schwlater")
+    assert all(o.startswith("ok") for o in run_polls([device.pk]).values())
+    assert AlertState.objects.get(rule=rule, instance=disk_alert).state == "firing"  # unread for minutes: it stands
+    AlertState.objects.filter(rule=rule).update(seen_at=timezone.now() - timedelta(minutes=61))  # an hour on
+    assert all(o.startswith("ok") for o in run_polls([device.pk]).values())
+    now_firing = set(AlertState.objects.filter(rule=rule, state="firing").values_list("instance", flat=True))
+    assert now_firing == firing - {disk_alert}  # the rest are served, so they stand
+    closed = Event.objects.get(rule=rule, instance=disk_alert, kind="clear")
+    assert closed.mail == "queued" and closed.detail.startswith("no longer reported by the device since ")

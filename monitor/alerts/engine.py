@@ -86,6 +86,18 @@ def step(snap: Snapshot, cond: Condition, value: float, now: float, muted: bool 
     return out
 
 
+def gone(snap: Snapshot) -> Step:
+    """A target its device no longer reports (a disk pulled, an alert the array deleted, a port removed) while the
+    device answers: a pending one is cancelled, a firing one closes with a mail if its alert was mailed."""
+    out = Step(replace(snap, state=OK, count=0, since=None, alerted=False, acknowledged=False, flapping=False))
+    if snap.state == PENDING:
+        out.changes.append(Change("cancelled", OK, NONE))
+    elif snap.state == FIRING:
+        mail = SUPPRESSED if snap.flapping else QUEUED if snap.alerted else NONE
+        out.changes.append(Change("clear", OK, mail))
+    return out
+
+
 def _flip(out: Step, to: str, kind: str, now: float, cond: Condition, muted: bool, mail_ok: bool) -> None:
     """Record a fire or clear; past the flap limit, one flapping notice replaces the mails."""
     snap = out.snapshot

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from celery import current_app
 from django.conf import settings
@@ -13,12 +13,14 @@ from django.utils import timezone
 from monitor.alerts import engine, scopes
 from monitor.alerts.channels import queue as queue_deliveries
 from monitor.alerts.models import AlertState, Event, Rule
-from monitor.alerts.rules import ARRAY_HEALTH, EVENT, METRICS, NOT_ANSWERING, comparable, observe
+from monitor.alerts.rules import ARRAY_HEALTH, EVENT, METRICS, NOT_ANSWERING, comparable, observe, present
 from monitor.devices.profiles import registry
 from monitor.polling.signals import PollEvent
 from monitor.topology import dependencies
 
 log = logging.getLogger(__name__)
+# The detail of the clear that closes a target its device no longer reports (the mails and the timeline say so)
+GONE = "no longer reported by the device"
 
 
 def on_polls_finished(sender, polls: list[PollEvent], **kwargs) -> None:
@@ -78,6 +80,35 @@ def _evaluate_rule(rule: Rule, poll: PollEvent, known: dict[str, AlertState], no
         if levels is None or _unchanged(known.get(obs.instance), rule, *levels, now=now, muted=muted):
             continue
         queued += _advance(rule, device, obs.instance, *levels, now=now, muted=muted)
+    if not poll.error and rule.metric not in (NOT_ANSWERING, EVENT):
+        queued += _close_gone(rule, metric, poll, profile, known, now)
+    return queued
+
+
+def gone_after(device) -> timedelta:
+    """How long a pending or firing target may go unread by a device that answers before it is closed as no longer
+    reported: ALERTS_GONE_AFTER_S, or three of the device's polls if that is longer."""
+    return timedelta(seconds=max(settings.ALERTS_GONE_AFTER_S, 3 * (device.poll_interval_s or 0)))
+
+
+def _close_gone(rule: Rule, metric, poll: PollEvent, profile, known: dict[str, AlertState], now: datetime) -> int:
+    """Close the pending and firing targets absent from this poll that no poll has read for gone_after: the disk
+    pulled, the alert the array deleted, the port removed would otherwise stay firing for good. A target the poll
+    holds without a value (an idle volume's latency percentile) is not gone."""
+    since = now - gone_after(poll.device)
+    stale = [
+        row for row in known.values() if row.state != AlertState.State.OK and (row.seen_at or row.updated_at) < since
+    ]
+    if not stale:
+        return 0
+    held = present(metric, poll.samples, profile)
+    here = [row.pk for row in stale if row.instance in held]
+    if here:  # read without a value: still there, so one poll that misses it later does not close it
+        AlertState.objects.filter(pk__in=here).update(seen_at=now)
+    queued = 0
+    for row in stale:
+        if row.instance not in held:
+            queued += _advance(rule, poll.device, row.instance, 0.0, 0.0, 0.0, now=now, muted=False, gone_since=since)
     return queued
 
 
@@ -125,14 +156,32 @@ def _snapshot(row: AlertState) -> engine.Snapshot:
 
 
 def _advance(
-    rule, device, instance: str, value: float, fire: float, clear: float, now, muted: bool, detail: str = ""
+    rule,
+    device,
+    instance: str,
+    value: float,
+    fire: float,
+    clear: float,
+    now,
+    muted: bool,
+    detail: str = "",
+    gone_since: datetime | None = None,
 ) -> int:
-    """One target, one value: lock its state row, step the machine, store the changes atomically."""
+    """One target, one value: lock its state row, step the machine, store the changes atomically. With
+    `gone_since`, the target is closed as no longer reported if no poll read it since then (engine.gone)."""
     with transaction.atomic():
         row, _ = AlertState.objects.get_or_create(rule=rule, device=device, instance=instance)
         row = AlertState.objects.select_for_update().get(pk=row.pk)
         before = _snapshot(row)
-        result = engine.step(before, _condition(rule, fire, clear), value, now.timestamp(), muted)
+        if gone_since is None:
+            result = engine.step(before, _condition(rule, fire, clear), value, now.timestamp(), muted)
+            row.seen_at = now
+        elif row.state != AlertState.State.OK and (row.seen_at or row.updated_at) < gone_since:
+            result = engine.gone(before)
+            value, fire, clear = row.value, row.fire_level, None
+            detail = GONE + (f" since {row.seen_at:%Y-%m-%d %H:%M %Z}" if row.seen_at else "")
+        else:
+            return 0  # read by a poll meanwhile
         snap = result.snapshot
         row.state, row.count, row.since = snap.state, snap.count, _dt(snap.since)
         row.alerted, row.flapping, row.changes = snap.alerted, snap.flapping, list(snap.changes)

@@ -75,10 +75,12 @@ def context(event) -> dict:
     comparison = "above" if rule.direction == "above" else "below"
     if event.kind == "clear":
         comparison = "back to or below" if rule.direction == "above" else "back to or above"
+    gone = event.kind == "clear" and rule.metric not in (EVENT, NOT_ANSWERING) and bool(event.detail)
     return {
         "event": event,
         "rule": rule,
-        "headline": HEADLINES.get(event.kind, event.kind.upper()),
+        "headline": "NO LONGER REPORTED" if gone else HEADLINES.get(event.kind, event.kind.upper()),
+        "gone": gone,
         "metric_label": metric.label if metric else rule.metric,
         "target": target,
         "alias": alias,

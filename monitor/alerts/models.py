@@ -134,6 +134,7 @@ class AlertState(models.Model):
     acknowledged_at = models.DateTimeField(null=True, blank=True)
     acknowledged_by = models.CharField(max_length=150, blank=True, default="")
     updated_at = models.DateTimeField(auto_now=True)
+    seen_at = models.DateTimeField(null=True, blank=True, help_text="The newest poll that read this target.")
 
     class Meta:
         ordering = ["device", "rule", "instance"]

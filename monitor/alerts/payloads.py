@@ -18,6 +18,9 @@ def detail(ctx: dict) -> str:
         behind = ctx.get("behind") or []
         also = f" {len(behind)} device(s) behind it do not answer either: {', '.join(behind[:20])}." if behind else ""
         return f"{ctx['target']} has not answered for {ctx['polls']} polls.{also}"
+    if ctx["gone"]:
+        last = f"last value {ctx['value']}"
+        return f"{ctx['target']}: {ctx['metric_label']} {ctx['event'].detail}; the alert is closed ({last})."
     held = f" for {ctx['duration']}" if ctx["duration"] else ""
     return f"{ctx['metric_label']} is {ctx['value']}, {ctx['comparison']} {ctx['level']}{held}."
 

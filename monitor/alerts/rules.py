@@ -198,6 +198,22 @@ def observe(metric: Metric, samples: list, error: str, profile=None) -> list[Obs
     return found
 
 
+def present(metric: Metric, samples: list, profile=None) -> set[str]:
+    """The targets a poll's samples hold, with a value or not (an idle volume's latency, a counter after a reset, a
+    disk's wear it does not report): what is absent from them is no longer reported by the device."""
+    if metric.key == ARRAY_HEALTH:
+        from monitor.storage.health import states_in
+
+        return {part for part, _ in states_in(profile, samples)}
+    return {
+        _instance(metric, sample.tags)
+        for sample in samples
+        if isinstance(sample, Sample)
+        and sample.measurement == metric.measurement
+        and all(sample.tags.get(tag) == want for tag, want in metric.match)
+    }
+
+
 def _instance(metric: Metric, tags: dict) -> str:
     """The series' name in the rule: its instance tag, after what it belongs to where the sample says ("ctrl-1 CPU
     One")."""

@@ -24,7 +24,10 @@ def on_alert_event(sender, instance, created: bool, raw: bool = False, **kwargs)
     unit = rule.unit if rule.unit != "warning" else "absolute"
     value = instance.detail or (format_value(metric, unit, instance.value) if metric else "")
     where = f" on {instance.instance}" if instance.instance else ""
-    text = f"Alert {rule.name!r}{where} {WORDS[instance.kind]}" + (f": {value}" if value else "")
+    word = WORDS[instance.kind]
+    if instance.kind == "clear" and instance.detail and rule.metric != EVENT:
+        word = "closed"  # no longer reported (monitor/alerts/evaluator.py GONE), not recovered
+    text = f"Alert {rule.name!r}{where} {word}" + (f": {value}" if value else "")
     record.record(
         instance.device_id,
         KINDS[instance.kind],
