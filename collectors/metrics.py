@@ -288,7 +288,9 @@ def _row_tags(table: Table, walked: dict, index: tuple[int, ...], lookups: dict)
             number = _number(tag, walked, index)
             if number is None:
                 continue  # no such column on this device (or no number in it): no tag rather than a wrong one
-            tags[tag.name] = tag_value(lookups[tag.name].get(number) or ".".join(map(str, number)))
+            text = lookups[tag.name].get(number)
+            if text or not tag.into:  # an owner without a name is left out of its part's, not put there as numbers
+                tags[tag.name] = tag_value(text or ".".join(map(str, number)))
             continue
         if tag.column:
             value = walked[tag.column].get(index)
@@ -305,6 +307,11 @@ def _row_tags(table: Table, walked: dict, index: tuple[int, ...], lookups: dict)
         if not text:
             text = ".".join(map(str, index))
         tags[tag.name] = tag_value(text)
+    for tag in table.tags:
+        if tag.into and tag.name in tags:  # an owner's name put before its part's: one tag, unique across owners
+            owner = tags.pop(tag.name)
+            if tag.into in tags:
+                tags[tag.into] = tag_value(f"{owner} {tags[tag.into]}")
     return tags
 
 

@@ -87,6 +87,7 @@ class Tag:
     lookup_part: int = 0
     lookup_parts: int = 1  # how many index parts, from lookup_part there and index_part here, are matched
     parse: re.Pattern | None = None  # the tag is its one group; a row whose text does not match is left out
+    into: str = ""  # the tag whose text this one's is put before ("eql-member-2" + "Disk 0"); not a tag of its own
 
     @property
     def attribute(self) -> bool:
@@ -283,7 +284,7 @@ def _check_statuses_told_apart(tables: tuple[Table, ...]) -> None:
     status of the same name: a row of one could not be told from a row of the other, nor read by the right map."""
     seen: list[tuple[Table, set, set, str]] = []  # (table, its static tags, its tag names, a status it maps)
     for table in tables:
-        static, names = set(table.static_tags.items()), {t.name for t in table.tags}
+        static, names = set(table.static_tags.items()), {t.name for t in table.tags if not t.into}
         for metric in (m for m in table.metrics if m.states):
             for other, o_static, o_names, o_metric in seen:
                 if other.measurement != table.measurement or o_metric != metric.name:
@@ -295,6 +296,14 @@ def _check_statuses_told_apart(tables: tuple[Table, ...]) -> None:
                         "tells them apart"
                     )
             seen.append((table, static, names, metric.name))
+
+
+def _check_into(tags: tuple[Tag, ...], where: str) -> None:
+    """An `into` names another tag of the table, one that is a tag of its own (not itself put into a third)."""
+    own = {t.name for t in tags if not t.into}
+    for i, tag in enumerate(tags):
+        if tag.into and (tag.into not in own or tag.into == tag.name):
+            raise ProfileError(f"{where}[{i}].into: {tag.into!r} is not another tag of this table")
 
 
 def _table(data: TableFile, where: str, maps: dict | None = None) -> Table:
@@ -315,9 +324,11 @@ def _table(data: TableFile, where: str, maps: dict | None = None) -> Table:
             t.lookup.index if t.lookup else 0,
             t.lookup.parts if t.lookup else 1,
             re.compile(t.parse) if t.parse else None,
+            t.into or "",
         )
         for t in data.tags
     )
+    _check_into(tags, f"{where}.tags")
     return Table(
         name=data.name,
         measurement=data.measurement,

@@ -181,8 +181,10 @@ class TagFile(_Strict):
     index: int | None = None
     lookup: LookupFile | None = None
     parse: str | None = None  # one regex group: the tag is what it holds; a row whose text does not match is left out
+    into: str | None = None  # another tag of the table this one's text is put before (its owner), not a tag itself
 
     v_name = field_validator("name", mode="before")(lambda cls, v: _snake(v))
+    v_into = field_validator("into", mode="before")(lambda cls, v: None if v is None else _snake(v))
     v_column = field_validator("column", mode="before")(lambda cls, v: None if v is None else _oid(v))
     v_parse = field_validator("parse", mode="before")(lambda cls, v: _regex(v))
 

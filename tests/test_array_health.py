@@ -46,10 +46,50 @@ def sick_array(community: str = "sick", sick: bool = True, done: int = 40_000) -
     return array
 
 
+# EQLDISK-MIB by slot: (eqlDiskTypeEnum, eqlDiskStatusLifetime, eqlDiskHealth, eqlDiskStatus): a SAS disk that
+# serves 0 life; a SAS SSD with 12 % left; a SATA SSD past its SMART threshold; a failed SAS disk, its SMART not
+# available
+WORN = {"0": (2, 0, 1, 1), "1": (4, 12, 1, 1), "2": (3, 97, 2, 1), "3": (2, 0, 0, 3)}
+
+
+def worn_array() -> fleet.SimDevice:
+    array = fleet.equallogic_array("worn", "eql-worn")
+    for n, (slot, (kind, life, smart, status)) in enumerate(WORN.items(), 1):
+        array.extra += [
+            (f"{EQL}.3.1.1.1.11.{MEMBER}.{n}", "4", slot),
+            (f"{EQL}.3.1.1.1.8.{MEMBER}.{n}", "2", str(status)),
+            (f"{EQL}.3.1.1.1.12.{MEMBER}.{n}", "2", str(kind)),
+            (f"{EQL}.3.1.1.1.17.{MEMBER}.{n}", "2", str(smart)),
+            (f"{EQL}.3.1.2.1.9.{MEMBER}.{n}", "65", str(life)),
+        ]
+    return array
+
+
+def two_member_group() -> fleet.SimDevice:
+    """A group of two members, each with a disk in slot 0 and a "Backplane sensor 0": member 1's disk on-line at
+    30 °C, member 2's failed at 45 °C (indexed group.member.n)."""
+    array = fleet.equallogic_array("pair", "eql-pair")
+    second = "1.2"
+    array.extra += [(f"{EQL}.2.1.1.1.9.{second}", "4", "eql-member-2"), (f"{EQL}.2.1.5.1.1.{second}", "2", "1")]
+    array.extra = [row for row in array.extra if not row[0].startswith(f"{EQL}.2.1.6.1.")]  # its own sensors only
+    for member, status, celsius in ((MEMBER, 1, 30), (second, 3, 45)):
+        array.extra += [
+            (f"{EQL}.3.1.1.1.11.{member}.1", "4", "0"),
+            (f"{EQL}.3.1.1.1.8.{member}.1", "2", str(status)),
+            (f"{EQL}.2.1.6.1.2.{member}.1", "4", "Backplane sensor 0"),
+            (f"{EQL}.2.1.6.1.3.{member}.1", "2", str(celsius)),
+            (f"{EQL}.2.1.6.1.4.{member}.1", "2", "1"),
+            (f"{EQL}.2.1.6.1.6.{member}.1", "2", "40"),
+        ]
+    return array
+
+
 @pytest.fixture(scope="module")
 def agent(tmp_path_factory):
     root = tmp_path_factory.mktemp("health")
     sick_array().write(root / "data")
+    worn_array().write(root / "data")
+    two_member_group().write(root / "data")
     sick_array("well", sick=False).write(root / "data")
     sick_array("later", done=70_000).write(root / "data")  # the same rebuild 30 points further on
     port = free_udp_port()
@@ -73,20 +113,29 @@ def test_the_array_page_lists_what_is_wrong_first_in_the_arrays_own_words(agent,
         for row in body.split("</tbody>")[0].split("</tr>")[:-1]
     ]
     assert rows[:4] == [
-        ["failed", "Disk", "1", "failed"],
+        ["failed", "Disk", "eql-member-1 1", "failed"],
         ["rebuilding", "Member RAID", "eql-member-1", "reconstructing 40 % done"],  # no end while it does not move
-        ["degraded", "Power supply", "PCM &lt;i&gt;1&lt;/i&gt;", "no-ac-power"],  # a device string, escaped
-        ["warning", "Disk", "2", "unhealthy"],
+        [
+            "degraded",
+            "Power supply",
+            "eql-member-1 PCM &lt;i&gt;1&lt;/i&gt;",
+            "no-ac-power",
+        ],  # a device string, escaped
+        ["warning", "Disk", "eql-member-1 2", "unhealthy"],
     ]
     assert "1 failed, 1 rebuilding, 1 degraded, 1 warning" in panel
     assert panel.index("unhealthy") < panel.index("<details") < panel.index("spare")  # ok parts folded under it
     ok = rows[4:]
-    assert {tuple(r[1:3]) for r in ok} >= {("Disk", "0"), ("Disk", "3"), ("Power supply", "Power Cooling Module 0")}
-    assert all(r[0] == "ok" for r in ok) and ["ok", "Disk", "3", "spare"] in ok
+    assert {tuple(r[1:3]) for r in ok} >= {
+        ("Disk", "eql-member-1 0"),
+        ("Disk", "eql-member-1 3"),
+        ("Power supply", "eql-member-1 Power Cooling Module 0"),
+    }
+    assert all(r[0] == "ok" for r in ok) and ["ok", "Disk", "eql-member-1 3", "spare"] in ok
     assert ["ok", "Member health", "eql-member-1", "normal"] in ok and [
         "ok",
         "Temperature",
-        "Backplane sensor 0",
+        "eql-member-1 Backplane sensor 0",
         "normal",
     ] in ok
 
@@ -104,12 +153,12 @@ def test_the_built_in_array_alert_fires_for_each_part_not_ok_and_clears_when_it_
     assert all(o.startswith("ok") for o in run_polls([array.pk]).values())
     firing = dict(AlertState.objects.filter(state="firing").values_list("instance", "value"))
     assert firing == {
-        "Disk 1": 4.0,  # failed
+        "Disk eql-member-1 1": 4.0,  # failed
         "Member RAID eql-member-1": 3.0,  # rebuilding
-        "Power supply PCM <i>1</i>": 2.0,  # degraded
-        "Disk 2": 1.0,  # warning: predicted to fail
+        "Power supply eql-member-1 PCM <i>1</i>": 2.0,  # degraded
+        "Disk eql-member-1 2": 1.0,  # warning: predicted to fail
     }
-    assert AlertState.objects.filter(state="ok", instance="Disk 0").exists()  # watched, and ok
+    assert AlertState.objects.filter(state="ok", instance="Disk eql-member-1 0").exists()  # watched, and ok
     Device.objects.filter(pk=array.pk).update(community="well")  # the disk replaced, the rebuild done
     assert all(o.startswith("ok") for o in run_polls([array.pk]).values())
     assert not AlertState.objects.exclude(state="ok").exists()
@@ -155,10 +204,10 @@ def test_each_state_change_is_an_event_marked_on_the_volume_graphs_and_said_on_t
         assert all(o.startswith("ok") for o in run_polls([array.pk]).values())
     went = Event.objects.filter(device=array, kind="health_changed").order_by("severity", "text")
     assert [(e.severity, e.text) for e in went] == [
-        (3, "Disk 1: ok → failed"),
-        (4, "Disk 2: ok → warning (unhealthy)"),
+        (3, "Disk eql-member-1 1: ok → failed"),
+        (4, "Disk eql-member-1 2: ok → warning (unhealthy)"),
         (4, "Member RAID eql-member-1: ok → rebuilding (reconstructing)"),
-        (4, "Power supply PCM <i>1</i>: ok → degraded (no-ac-power)"),
+        (4, "Power supply eql-member-1 PCM <i>1</i>: ok → degraded (no-ac-power)"),
     ]
     page = client.get(f"/devices/{array.pk}/").content.decode()
     health = re.sub(r"\s+", " ", page.split('id="device-health">')[1].split("</dd>")[0])
@@ -166,10 +215,13 @@ def test_each_state_change_is_an_event_marked_on_the_volume_graphs_and_said_on_t
     chunks = [chunk.split('">', 1) for chunk in health.split('<span class="part ')[1:]]
     said = [(cls, re.sub(r"<[^>]+>", "", text).split(" since ")[0].strip()) for cls, text in chunks]
     assert said == [
-        ("state-failed", "failed Disk 1"),
+        ("state-failed", "failed Disk eql-member-1 1"),
         ("state-rebuilding", "rebuilding Member RAID eql-member-1 (reconstructing)"),
-        ("state-degraded", "degraded Power supply PCM &lt;i&gt;1&lt;/i&gt; (no-ac-power)"),  # a device string, escaped
-        ("state-warning", "warning Disk 2 (unhealthy)"),
+        (
+            "state-degraded",
+            "degraded Power supply eql-member-1 PCM &lt;i&gt;1&lt;/i&gt; (no-ac-power)",
+        ),  # a device string, escaped
+        ("state-warning", "warning Disk eql-member-1 2 (unhealthy)"),
     ]
     assert "<i>1</i>" not in page
 
@@ -182,12 +234,12 @@ def test_each_state_change_is_an_event_marked_on_the_volume_graphs_and_said_on_t
     assert all(o.startswith("ok") for o in run_polls([array.pk]).values())
     back = Event.objects.filter(device=array, kind="health_changed", severity=5).order_by("text")
     assert [e.text for e in back] == [
-        "Disk 1: failed → ok (on-line)",
-        "Disk 2: warning → ok (on-line)",
+        "Disk eql-member-1 1: failed → ok (on-line)",
+        "Disk eql-member-1 2: warning → ok (on-line)",
         "Member RAID eql-member-1: rebuilding → ok",  # eqlMemberRaidStatus ok(1): the word is the state's
-        "Power supply PCM <i>1</i>: degraded → ok (on-and-operating)",
+        "Power supply eql-member-1 PCM <i>1</i>: degraded → ok (on-and-operating)",
     ]
-    assert back[0].detail == {"part": "Disk 1", "state": "ok", "was": "failed", "word": "on-line"}
+    assert back[0].detail == {"part": "Disk eql-member-1 1", "state": "ok", "was": "failed", "word": "on-line"}
 
 
 def test_a_volumes_snapshot_reserve_past_the_arrays_own_level_fires_and_clears(agent, clean_backends, admin_user):
@@ -245,22 +297,22 @@ def test_a_poll_older_than_what_a_part_last_saw_changes_nothing_and_unchanged_po
     for _ in range(2):
         assert all(o.startswith("ok") for o in run_polls([array.pk]).values())
     array.refresh_from_db()
-    disk = PartState.objects.get(device=array, part="Disk 1")
+    disk = PartState.objects.get(device=array, part="Disk eql-member-1 1")
     assert (disk.state, disk.word) == ("failed", "failed")
     profile = registry()[array.profile]
     # a batch that finished late: its poll, an hour before the newest, read the disk on-line
     late = disk.seen_at - timedelta(hours=1)
-    back = [Sample("disk", {"device": str(array.pk), "disk": "1"}, {"status": 1}, late.timestamp())]
+    back = [Sample("disk", {"device": str(array.pk), "disk": "eql-member-1 1"}, {"status": 1}, late.timestamp())]
     assert partstates.record(array, profile, back, late) == []
     assert PartState.objects.get(pk=disk.pk).state == "failed"
     # the same state a minute later: nothing to write, not even when it was seen
     again = disk.seen_at + timedelta(minutes=1)
-    same = [Sample("disk", {"device": str(array.pk), "disk": "1"}, {"status": 3}, again.timestamp())]
+    same = [Sample("disk", {"device": str(array.pk), "disk": "eql-member-1 1"}, {"status": 3}, again.timestamp())]
     assert partstates.record(array, profile, same, again) == []
     assert PartState.objects.get(pk=disk.pk).seen_at == disk.seen_at
     # and once SEEN_EVERY has passed, when it was seen is written, still without an event
     later = disk.seen_at + partstates.SEEN_EVERY
-    same = [Sample("disk", {"device": str(array.pk), "disk": "1"}, {"status": 3}, later.timestamp())]
+    same = [Sample("disk", {"device": str(array.pk), "disk": "eql-member-1 1"}, {"status": 3}, later.timestamp())]
     events = Event.objects.filter(kind="health_changed").count()
     assert partstates.record(array, profile, same, later) == []
     assert PartState.objects.get(pk=disk.pk).seen_at == later
@@ -364,3 +416,58 @@ def test_how_far_each_replication_is_behind_is_the_age_of_its_newest_complete_re
     client.force_login(admin_user)
     page = client.get(f"/storage/arrays/{array.pk}/").content.decode()
     assert "1 d 16 h behind" in page and "1 d 6 h behind" in page and "2 h 0" in page
+
+
+def test_smart_tripped_is_a_warning_and_only_ssds_have_a_remaining_life(agent):
+    """EqualLogic's eqlDiskHealth and, on the disks eqlDiskTypeEnum calls an SSD, eqlDiskStatusLifetime: a spinning
+    disk's 0 is not a worn-out SSD, so the life rule sees the two SSDs only."""
+    from collectors.poll import poll_device
+    from collectors.snmptypes import SnmpTarget
+    from monitor.alerts.rules import METRICS, observe
+    from monitor.core import aio
+    from monitor.devices.profiles import registry
+    from monitor.storage.health import readings
+
+    profile = registry()["dell-equallogic"]
+    target = SnmpTarget("127.0.0.1", agent, community="worn", timeout=3.0, retries=1)
+    result = aio.run(poll_device(target, "worn", None, profile=profile, engine="fast"))
+    found = {part: (state, word) for part, state, word in readings(profile, result.samples)}
+    smart = {part: seen for part, seen in found.items() if part.startswith("Disk SMART")}
+    assert smart == {
+        "Disk SMART eql-member-1 0": ("ok", "smart-ok"),
+        "Disk SMART eql-member-1 1": ("ok", "smart-ok"),
+        "Disk SMART eql-member-1 2": ("warning", "smart-tripped"),
+        "Disk SMART eql-member-1 3": ("ok", "smart-status-not-available"),  # off-line or failed: its status says which
+    }
+    assert found["Disk eql-member-1 3"] == ("failed", "failed")
+    life = {s.tags["disk"]: s.fields["remaining_life_pct"] for s in result.samples if "remaining_life_pct" in s.fields}
+    assert life == {"eql-member-1 1": 12, "eql-member-1 2": 97}
+    assert all("disk_type" not in s.fields for s in result.samples)  # read to choose the rows, not kept
+    seen = {o.instance: o.value for o in observe(METRICS["disk_life"], result.samples, "", profile)}
+    assert seen == {"eql-member-1 1": 12.0, "eql-member-1 2": 97.0}
+
+
+def test_two_members_disks_and_sensors_in_the_same_slot_are_two_parts_not_one(agent):
+    """A group reports every member's rows: member 2's failed disk 0 is not hidden by member 1's on-line disk 0, and
+    each member's "Backplane sensor 0" is its own temperature target and graph."""
+    from collectors.poll import poll_device
+    from collectors.snmptypes import SnmpTarget
+    from monitor.alerts.rules import METRICS, observe
+    from monitor.core import aio
+    from monitor.devices.profiles import registry
+    from monitor.storage.health import readings
+
+    profile = registry()["dell-equallogic"]
+    target = SnmpTarget("127.0.0.1", agent, community="pair", timeout=3.0, retries=1)
+    result = aio.run(poll_device(target, "pair", None, profile=profile, engine="fast"))
+    disks = {part: state for part, state, _ in readings(profile, result.samples) if part.startswith("Disk ")}
+    assert disks == {"Disk eql-member-1 0": "ok", "Disk eql-member-2 0": "failed"}
+    seen = {o.instance: o.value for o in observe(METRICS["temperature"], result.samples, "", profile)}
+    assert seen == {"eql-member-1 Backplane sensor 0": 30.0, "eql-member-2 Backplane sensor 0": 45.0}
+    from monitor.devices.inventory import ensure_graphs
+    from monitor.models import Graph
+
+    device = Device.objects.create(name="eql-pair", host="127.0.0.1", port=agent, community="pair")
+    ensure_graphs(device, profile, result.samples)
+    graphs = set(Graph.objects.filter(device=device, template="temperature").values_list("instance", flat=True))
+    assert graphs == {"eql-member-1 Backplane sensor 0", "eql-member-2 Backplane sensor 0"}  # a graph each

@@ -148,7 +148,7 @@ def test_equallogic_volume_latency_is_delta_latency_over_delta_ops(agent, clean_
         assert fields["size_bytes"] == 512000 * v * 1048576
         assert "read_latency_sum" not in fields
     temps = {s.tags["name"]: s.fields for s in result.samples if s.measurement == "sensor"}
-    assert temps["Control module 0 processor"] == {
+    assert temps["eql-member-1 Control module 0 processor"] == {  # its member first: a group has several
         "value": 54.0,
         "status": 1.0,
         "warning_high": 60.0,

@@ -67,11 +67,46 @@ def filer(community: str, sick: bool) -> fleet.SimDevice:
     return device
 
 
+def implied(name: str) -> str:
+    """An IMPLIED DisplayString index: the name's octets, without the length before them (RFC 2578 7.7)."""
+    return ".".join(str(octet) for octet in name.encode())
+
+
+# What NETAPP-MIB's enumerations name the codes served below (nodeTable, haTable), the words the page must show
+BATTERY = {1: "ok", 5: "nearEndOfLife"}  # nodeNvramBatteryStatus ok(1) ... nearEndOfLife(5) ...
+OVER_TEMPERATURE = {1: "no", 2: "yes"}  # nodeEnvOverTemperature
+HEALTH = {0: "false", 1: "true"}  # nodeHealth, Boolean TC false(0) true(1)
+HA_STATE = {2: "canTakeover", 3: "cannotTakeover"}  # haState dead(1) canTakeover(2) cannotTakeover(3) ...
+HA_PARTNER = {1: "maybeDown", 2: "ok"}  # haPartnerStatus maybeDown(1) ok(2) dead(3)
+# Each node's codes: (nodeHealth, nodeNvramBatteryStatus, nodeEnvOverTemperature, failed fans, failed power
+# supplies, haState, haPartnerStatus); cl-02 cannot communicate with the cluster, two fans have failed, its battery
+# nears its end of life, it cannot take over and its partner may be down
+NODES = {"cl-01": (1, 1, 1, 0, 0, 2, 2), "cl-02": (0, 5, 1, 2, 0, 3, 1)}
+
+
+def cluster(community: str) -> fleet.SimDevice:
+    """A two-node clustered ONTAP cluster: nodeTable and haTable rows, indexed by the node's name (IMPLIED), and none
+    of 7-Mode's health scalars."""
+    release = "NetApp Release 9.8P1: Thu Mar 11 04:48:59 UTC 2021"
+    device = fleet.SimDevice(community, release, "1.3.6.1.4.1.789.2.5", "cl")  # netappCluster
+    for name, codes in NODES.items():
+        row = implied(name)
+        device.extra += [(f"{NA}.25.2.1.1.{row}", "4", name)]  # nodeName
+        # nodeHealth, nodeNvramBatteryStatus, nodeEnvOverTemperature, nodeEnvFailedFanCount, ...PowerSupplyCount
+        columns = (f"25.2.1.{c}" for c in (11, 17, 18, 19, 21))
+        device.extra += [(f"{NA}.{c}.{row}", "2", str(v)) for c, v in zip(columns, codes[:5], strict=True)]
+        device.extra += [(f"{NA}.21.2.1.1.{row}", "4", name)]  # haNodeName
+        columns = ("21.2.1.4", "21.2.1.6")  # haState, haPartnerStatus
+        device.extra += [(f"{NA}.{c}.{row}", "2", str(v)) for c, v in zip(columns, codes[5:], strict=True)]
+    return device
+
+
 @pytest.fixture(scope="module")
 def agent(tmp_path_factory):
     root = tmp_path_factory.mktemp("netapp")
     filer("sick", sick=True).write(root / "data")
     filer("well", sick=False).write(root / "data")
+    cluster("cdot").write(root / "data")
     for name in ("netapp-fas3270", "netapp-ontap-8-2-3"):
         recording = (RECORDINGS / f"{name}.snmprec.bz2").read_bytes()
         (root / "data" / f"{name}.snmprec").write_bytes(bz2.decompress(recording))
@@ -205,3 +240,65 @@ def test_each_volumes_snapshot_reserve_is_read_from_its_snapshot_row(agent):
             assert "snapshot_used_pct" not in reserves[volume]
     volumes = {s.tags["volume"] for s in result.samples if s.measurement == "volume" and "size_bytes" in s.fields}
     assert not any(v.endswith(".snapshot") for v in volumes) and set(reserves) <= volumes
+
+
+# cfState's words (NETAPP-MIB: dead(1) canTakeover(2) cannotTakeover(3) takeover(4)), envOverTemperature's and
+# nvramBatteryStatus's (the same enumerations as the nodeTable columns above)
+CF_STATE = {1: "dead", 2: "canTakeover", 3: "cannotTakeover", 4: "takeover"}
+
+
+@pytest.mark.parametrize("name", ["netapp-fas3270", "netapp-ontap-8-2-3"])
+def test_real_7_mode_filers_still_read_their_health_scalars_and_have_no_nodes(agent, name):
+    """The two 7-Mode recordings serve no nodeTable or haTable: their health is the filer-wide scalars, as before."""
+    from monitor.storage.health import readings
+
+    port, data = agent
+    profile, result = poll(port, name)
+    code = {oid: int(recorded(data / f"{name}.snmprec", f"{NA}.{oid}.0")) for oid in ("2.3.2", "2.4.1", "2.5.1")}
+    found = {part: (state, word) for part, state, word in readings(profile, result.samples)}
+    assert found["System failover the device"][1] == CF_STATE[code["2.3.2"]]
+    assert found["System temperature the device"][1] == OVER_TEMPERATURE[code["2.4.1"]]
+    assert found["System NVRAM battery the device"][1] == BATTERY[code["2.5.1"]]
+    assert code == {"2.3.2": 2, "2.4.1": 1, "2.5.1": 1}  # canTakeover, not over temperature, battery ok
+    assert {found[f"System {p} the device"][0] for p in ("failover", "temperature", "NVRAM battery")} == {"ok"}
+    assert not [part for part in found if part.startswith("Controller")]
+    assert not [s for s in result.samples if s.measurement == "controller"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_clustered_ontap_shows_each_nodes_health_on_its_page(agent, clean_backends, client, admin_user):
+    """Through the poll path and InfluxDB to the health panel: each node of nodeTable and haTable a part per status,
+    named by its node, in the state its code means with NETAPP-MIB's word; a node that cannot communicate with the
+    cluster is failed."""
+    from monitor.storage import health
+
+    port, _ = agent
+    device = Device.objects.create(name="cl", host="127.0.0.1", port=port, community="cdot", timeout_s=3)
+    run_polls([device.pk])  # discovery
+    device.refresh_from_db()
+    assert device.profile == "netapp-ontap"
+    assert all(o.startswith("ok") for o in run_polls([device.pk]).values())
+
+    shown = health.parts(str(device.pk), registry()[device.profile])
+    found = {(p.kind, p.name): (p.state, p.word) for p in shown}
+    well, sick = NODES["cl-01"], NODES["cl-02"]
+    assert found == {
+        ("Controller cluster health", "cl-01"): ("ok", HEALTH[well[0]]),
+        ("Controller NVRAM battery", "cl-01"): ("ok", BATTERY[well[1]]),
+        ("Controller temperature", "cl-01"): ("ok", OVER_TEMPERATURE[well[2]]),
+        ("Controller failed fans", "cl-01"): ("ok", "none"),
+        ("Controller failed power supplies", "cl-01"): ("ok", "none"),
+        ("Controller HA state", "cl-01"): ("ok", HA_STATE[well[5]]),
+        ("Controller HA partner", "cl-01"): ("ok", HA_PARTNER[well[6]]),
+        ("Controller cluster health", "cl-02"): ("failed", HEALTH[sick[0]]),  # cannot communicate with the cluster
+        ("Controller NVRAM battery", "cl-02"): ("warning", BATTERY[sick[1]]),  # nearEndOfLife: replace it soon
+        ("Controller temperature", "cl-02"): ("ok", OVER_TEMPERATURE[sick[2]]),
+        ("Controller failed fans", "cl-02"): ("degraded", "2 failed"),  # a count: two of its fans
+        ("Controller failed power supplies", "cl-02"): ("ok", "none"),
+        ("Controller HA state", "cl-02"): ("degraded", HA_STATE[sick[5]]),  # no takeover: no redundancy
+        ("Controller HA partner", "cl-02"): ("warning", HA_PARTNER[sick[6]]),
+    }
+    assert shown[0].name == "cl-02" and shown[0].state == "failed"  # the worst first
+    client.force_login(admin_user)
+    page = client.get(f"/storage/arrays/{device.pk}/").content.decode()
+    assert "nearEndOfLife" in page and "2 failed" in page and "cannotTakeover" in page

@@ -60,6 +60,10 @@ BROKEN = {
     "only-what.yaml": "name: only-what\ntables:\n  - {name: t, measurement: replication, only: {metric: nothing, "
     "values: [0]}, tags: [{name: volume, column: 1.3.6.1.4.1.9.1.2}], metrics: [{name: lag_s, column: "
     "1.3.6.1.4.1.9.1.3, type: age}]}\n",
+    # an owner put into a tag the table does not have
+    "into-nowhere.yaml": "name: into-nowhere\ntables:\n  - {name: t, measurement: disk, tags: [{name: member, index: 0,"
+    " into: slot}, {name: disk, column: 1.3.6.1.4.1.9.1.2}], metrics: [{name: size_bytes, column: "
+    "1.3.6.1.4.1.9.1.3}]}\n",
     # two tables of look-alike rows mapping a status each their own way: whose row is whose could not be told
     "look-alike.yaml": "name: look-alike\nstate_maps: {a: {1: [ok, up]}, b: {1: [failed, broken]}}\ntables:\n"
     + "".join(
@@ -85,6 +89,7 @@ def test_a_broken_state_map_is_refused_naming_the_file_and_the_field(tmp_path: P
     assert "within.yaml: tables.wide.status: its rows look like those of table 'narrow'" in problems
     assert "only-what.yaml: tables[0].only.metric: 'nothing' is not a gauge of this table" in problems
     assert "look-alike.yaml: tables.t2.status: its rows look like those of table 't1'" in problems
+    assert "into-nowhere.yaml: tables[0].tags[0].into: 'slot' is not another tag of this table" in problems
 
 
 def test_a_count_reads_as_a_state_above_the_codes_named_with_the_count_in_its_word():

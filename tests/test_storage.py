@@ -375,13 +375,13 @@ def test_storage_center_hardware_as_parts_with_states(sim):
     result = two_polls(sim, "schw", "dell-storage-sc")
     assert result.errors == []
     temps = {
-        (s.tags["controller"], s.tags["name"]): s.fields
+        s.tags["name"]: s.fields
         for s in result.samples
-        if s.measurement == "sensor" and s.tags.get("kind") == "temperature" and "controller" in s.tags
+        if s.measurement == "sensor" and s.tags.get("kind") == "temperature" and s.tags.get("owner") == "controller"
     }
-    assert temps == {
-        ("SN 60001", "CPU One"): {"status": 1.0, "value": 51.0, "warning_high": 84.0, "critical_high": 91.0},
-        ("SN 60002", "CPU One"): {"status": 1.0, "value": 52.0, "warning_high": 84.0, "critical_high": 91.0},
+    assert temps == {  # each named by its controller first: two series, two graphs
+        "SN 60001 CPU One": {"status": 1.0, "value": 51.0, "warning_high": 84.0, "critical_high": 91.0},
+        "SN 60002 CPU One": {"status": 1.0, "value": 52.0, "warning_high": 84.0, "critical_high": 91.0},
     }
     assert by_tag(result, "disk", "disk") == {
         "01-01": {"status": 1.0, "healthy": 1.0, "size_bytes": 960 * 2**30},
@@ -729,6 +729,10 @@ def test_a_storage_center_alert_cleared_by_the_array_is_ok_on_its_page_and_an_ac
     client.force_login(admin_user)
     page = client.get(f"/storage/arrays/{device.pk}/").content.decode()
     assert "Power Supply 2 is &lt;b&gt;down&lt;/b&gt;" in page and "<b>down</b>" not in page  # a device string
+    from monitor.models import Graph
+
+    temperature_graphs = Graph.objects.filter(device=device, template="temperature").values_list("instance", flat=True)
+    assert set(temperature_graphs) == {"SN 60001 CPU One", "SN 60002 CPU One", "Enclosure - 1 Temp Sensor 1"}
 
 
 @pytest.mark.django_db(transaction=True)

@@ -129,7 +129,7 @@ METRICS: dict[str, Metric] = {
         ),
         Metric(
             "disk_life",
-            "Disk remaining life (SSD wear, % left; Synology)",
+            "Disk remaining life (SSD wear, % left; Synology, EqualLogic)",
             "disk",
             ("remaining_life_pct",),
             "%",

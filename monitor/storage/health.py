@@ -56,6 +56,7 @@ FIELDS = {
     "battery_status": "battery",
     "state": "state",
     "bad_sectors": "bad sectors",
+    "smart": "SMART",
     "disks_failed": "failed disks",
     "disks_prefailed": "pre-failed disks",
     "disks_reconstructing": "disks reconstructing",
@@ -63,6 +64,9 @@ FIELDS = {
     "disks_spare": "spare disks",
     "fans_failed": "failed fans",
     "psus_failed": "failed power supplies",
+    "cluster_health": "cluster health",
+    "ha_state": "HA state",
+    "ha_partner": "HA partner",
 }
 
 
@@ -107,7 +111,7 @@ class _Watched:
 
     def part(self, tags: dict) -> str:
         """The row's name, as the page names it ("the device" for a scalar)."""
-        return " ".join(self.row(tags)) or "the device"
+        return " ".join(tag for tag in self.row(tags) if tag) or "the device"  # a lookup that failed: no tag
 
 
 def watched(profile: Profile | None) -> list[_Watched]:
@@ -117,8 +121,8 @@ def watched(profile: Profile | None) -> list[_Watched]:
     out = [_Watched(profile.scalar_measurement, (), (), m) for m in profile.scalars if m.states]
     for table in profile.tables:
         static = tuple(sorted(table.static_tags.items()))
-        names = tuple(tag.name for tag in table.tags)
-        needed = tuple(tag.name for tag in table.tags if not tag.attribute)
+        names = tuple(tag.name for tag in table.tags if not tag.into)  # an `into` tag is part of another's text
+        needed = tuple(tag.name for tag in table.tags if not tag.attribute and not tag.into)
         out += [_Watched(table.measurement, static, names, m, needed) for m in table.metrics if m.states]
     return out
 
