@@ -23,6 +23,14 @@ DISK = "1.3.6.1.4.1.6574.2.1.1"
 ADDED = {0: (0, 95), 1: (12, 7), 2: (-1, -1)}
 
 
+LUN = "1.3.6.1.4.1.6574.104.1.1"  # SYNOLOGY-ISCSILUN-MIB iSCSILUNTable
+# iSCSILUNName: (IopsRead .8, IopsWrite .9, DiskLatencyRead .10, DiskLatencyWrite .11, NetworkLatencyTx .12,
+# NetworkLatencyRx .13, QueueDepth .16): vm-lun's reads spend 3 parts of 4 in the array (3 + 1 on the wire), its writes
+# 1 part of 5 (4 receiving); idle-lun has no time at all; bad-lun serves a negative latency
+LUNS = {"vm-lun": (120, 40, 3000, 1000, 1000, 4000, 6), "idle-lun": (0, 0, 0, 0, 0, 0, 0),
+        "bad-lun": (10, 10, -50, 20, 10, 20, 1)}  # fmt: skip
+
+
 def _key(line: str) -> tuple[int, ...]:
     return tuple(int(part) for part in line.split("|", 1)[0].split("."))
 
@@ -37,6 +45,13 @@ def agent(tmp_path_factory):
     for index, (bad, life) in ADDED.items():
         lines += [f"{DISK}.9.{index}|2|{bad}", f"{DISK}.11.{index}|2|{life}"]
     (data / "dsm7.snmprec").write_text("\n".join(sorted(lines, key=_key)) + "\n")  # snmpsim needs OID order
+    luns = list(lines)
+    for index, (name, row) in enumerate(LUNS.items(), 1):
+        luns.append(f"{LUN}.3.{index}|4|{name}")
+        luns += [
+            f"{LUN}.{column}.{index}|2|{value}" for column, value in zip((8, 9, 10, 11, 12, 13, 16), row, strict=True)
+        ]
+    (data / "dsmlun.snmprec").write_text("\n".join(sorted(luns, key=_key)) + "\n")
     port = free_udp_port()
     process = services.start_snmpsim(data, port, data.parent / "log", name="snmpsim-dsm")
     yield port
@@ -78,3 +93,40 @@ def test_the_older_dsm_without_those_columns_reads_as_before(agent):
     assert not any(part.startswith("Disk bad sectors") for part, _, _ in readings(profile, result.samples))
     disks = [s for s in result.samples if s.measurement == "disk"]
     assert len(disks) == 22 and all("remaining_life_pct" not in s.fields for s in disks)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_iscsi_lun_says_whether_its_time_went_in_the_array_or_on_the_network(agent, clean_backends):
+    """SYNOLOGY-ISCSILUN-MIB through the poll path and InfluxDB to the path page's data: each LUN's IOPS, and the
+    share of its reads' and writes' time spent in the array against the wire, the MIB's latency columns stating no
+    unit (a share needs none); a LUN without I/O time draws no share, nor a read whose latency is negative."""
+    from datetime import datetime, timedelta, timezone
+
+    from monitor.models import Device
+    from monitor.polling.run import run_polls
+    from monitor.storage.pathdata import path_data
+
+    nas = Device.objects.create(name="nas-1", host="127.0.0.1", port=agent, community="dsmlun", timeout_s=3)
+    for _ in range(2):
+        assert all(o.startswith("ok") for o in run_polls([nas.pk]).values())
+    nas.refresh_from_db()
+    assert nas.profile == "synology-dsm"
+    now = datetime.now(timezone.utc)
+    data = path_data(nas, "", now - timedelta(hours=1), now + timedelta(minutes=1), 60)
+    assert data["volume"] == "vm-lun"  # no latency in time: the busiest LUN first
+    assert set(data["volumes"]) == {"vm-lun", "idle-lun", "bad-lun"}
+    charts = {chart["key"]: chart for chart in data["charts"]}
+    where = {s["label"]: {round(v, 6) for _, v in s["points"]} for s in charts["where"]["series"]}
+    assert where == {
+        "Read: in the array": {75.0},  # 3000 / (3000 + 1000)
+        "Read: on the network": {25.0},
+        "Write: in the array": {20.0},  # 1000 / (1000 + 4000)
+        "Write: on the network": {80.0},
+    }
+    iops = {s["label"]: {v for _, v in s["points"]} for s in charts["iops"]["series"]}
+    assert iops == {"Read": {120.0}, "Write": {40.0}}
+    window = (now - timedelta(hours=1), now + timedelta(minutes=1), 60)
+    assert "where" not in {c["key"] for c in path_data(nas, "idle-lun", *window)["charts"]}
+    bad = {c["key"]: c for c in path_data(nas, "bad-lun", *window)["charts"]}["where"]
+    shares = {s["label"]: {v for _, v in s["points"]} for s in bad["series"]}
+    assert shares["Read: in the array"] == set() and shares["Write: in the array"] == {50.0}  # -50 of 10: no share

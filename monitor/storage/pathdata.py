@@ -17,6 +17,9 @@ from monitor.storage.models import HeatmapLevels, PathLink
 from monitor.timeseries import storage as ts
 
 VOLUME_FIELDS = ["read_latency_ms", "write_latency_ms", "read_iops", "write_iops"]
+# Arrays that split a volume's latency between the array and the network (Synology's iSCSI LUNs): the share of a
+# read's and a write's time spent in the array, in percent (docs/storage.md "Disk or network?")
+SPLIT_FIELDS = ["read_in_array_pct", "write_in_array_pct"]
 COUNT_FIELDS = ["in_discards", "out_discards", "in_errors", "out_errors", "in_pause_pps", "out_pause_pps"]
 
 
@@ -25,13 +28,16 @@ def _points(found: ts.Series, key: tuple[str, str], scale: float = 1.0) -> list[
 
 
 def slowest_volume(array: Device, start: datetime, end: datetime, now: datetime | None = None) -> str:
-    """The volume with the highest mean latency (read or write) in the window; "" when none has any."""
-    fields = ["read_latency_ms", "write_latency_ms"]
-    means = ts.means("volume", str(array.pk), "volume", fields, start, end, now)
-    worst: dict[str, float] = defaultdict(float)
-    for (volume, _), value in means.items():
-        worst[volume] = max(worst[volume], value)
-    return max(worst, key=lambda v: worst[v]) if worst else ""
+    """The volume with the highest mean latency (read or write) in the window; where the array serves no latency in
+    time (a Synology LUN), the busiest by IOPS; "" when none has either."""
+    for fields in (["read_latency_ms", "write_latency_ms"], ["read_iops", "write_iops"]):
+        means = ts.means("volume", str(array.pk), "volume", fields, start, end, now)
+        worst: dict[str, float] = defaultdict(float)
+        for (volume, _), value in means.items():
+            worst[volume] = max(worst[volume], value)
+        if worst:
+            return max(worst, key=lambda v: worst[v])
+    return ""
 
 
 def path_data(
@@ -70,6 +76,9 @@ def path_data(
             [("Read", _points(found, (volume, "read_iops"))), ("Write", _points(found, (volume, "write_iops")))],
         ),
     ]
+    split = _split_chart(array, volume, start, end, every, now)
+    if split:
+        charts.insert(1, split)
     links = PathLink.objects.filter(array=array, switch__enabled=True)  # a disabled switch is off the path
     links = links.select_related("switch").order_by("switch__name", "switch_port")
     links = list(links if switches is None else links.filter(switch__in=switches))
@@ -99,6 +108,21 @@ def path_data(
         "ports": ports,
         "near_line_rate_pct": NEAR_LINE_RATE_PCT,
     }
+
+
+def _split_chart(array: Device, volume: str, start: datetime, end: datetime, every: int, now) -> dict | None:
+    """Where a volume's time went, where its array says (the mean share of each step: in the array, and on the network
+    the rest); None where it does not."""
+    if not volume:
+        return None
+    found, _ = ts.windows("volume", str(array.pk), "volume", [volume], SPLIT_FIELDS, start, end, every, False, now)
+    series = []
+    for op, field in (("Read", "read_in_array_pct"), ("Write", "write_in_array_pct")):
+        shares = [[t, v] for t, v in found.get((volume, field), []) if 0.0 <= v <= 100.0]  # a garbage latency: no point
+        series += [(f"{op}: in the array", shares), (f"{op}: on the network", [[t, 100.0 - v] for t, v in shares])]
+    if not any(points for _, points in series):
+        return None
+    return _chart("where", f"Volume {volume}: where the time went, in the array or on the network", "%", series)
 
 
 def _chart(key: str, title: str, unit: str, series: list[tuple[str, list]]) -> dict:
