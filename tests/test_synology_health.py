@@ -130,3 +130,37 @@ def test_an_iscsi_lun_says_whether_its_time_went_in_the_array_or_on_the_network(
     bad = {c["key"]: c for c in path_data(nas, "bad-lun", *window)["charts"]}["where"]
     shares = {s["label"]: {v for _, v in s["points"]} for s in bad["series"]}
     assert shares["Read: in the array"] == set() and shares["Write: in the array"] == {50.0}  # -50 of 10: no share
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_the_path_page_draws_where_a_luns_time_went_in_chromium(agent, clean_backends, live_server, admin_user,
+                                                                  monkeypatch):  # fmt: skip
+    """In a real Chromium: the Synology's path page opens on its busiest LUN and draws the four shares under its
+    IOPS, with the planted values in their legends' tooltips' data."""
+    from monitor.models import Device
+    from monitor.polling.run import run_polls
+    from tests.browser import chromium_page, log_in
+
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    nas = Device.objects.create(name="nas-2", host="127.0.0.1", port=agent, community="dsmlun", timeout_s=3)
+    for _ in range(2):
+        assert all(o.startswith("ok") for o in run_polls([nas.pk]).values())
+    with chromium_page() as page:
+        log_in(page, live_server.url, "admin", "password")
+        page.goto(f"{live_server.url}/storage/arrays/{nas.pk}/path/?start=now-1h&end=now")
+        page.wait_for_selector("#path[data-loaded='1']", timeout=30_000)
+        keys = page.evaluate("[...document.querySelectorAll('figure.path-chart')].map(f => f.dataset.key)")
+        assert keys[:2] == ["where", "iops"] or keys[:3] == ["latency", "where", "iops"], keys
+        drawn = page.evaluate(
+            """() => { const c = document.querySelector("figure.path-chart[data-key='where'] canvas");
+            const chart = Chart.getChart(c);
+            return chart.data.datasets.map(d => [d.label, [...new Set(d.data.map(p => p.y))]]); }"""
+        )
+        assert dict((label, values) for label, values in drawn) == {
+            "Read: in the array": [75],
+            "Read: on the network": [25],
+            "Write: in the array": [20],
+            "Write: on the network": [80],
+        }
+        assert "vm-lun" in page.locator("figure.path-chart[data-key='where'] figcaption").inner_text()
