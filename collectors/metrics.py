@@ -29,6 +29,7 @@ class MetricReport:
     missing: list[str] = field(default_factory=list)
     values: list[tuple[str, dict[str, str], float | str, str]] = field(default_factory=list)  # for the probe
     gaps: dict[str, str] = field(default_factory=dict)  # counter key -> why it gave no rate this poll
+    unread: set[str] = field(default_factory=set)  # measurements a table of which could not be read whole this poll
 
 
 def to_number(value: SnmpValue, metric: Metric) -> float:
@@ -153,10 +154,12 @@ async def _walk_tables(session: Session, tables: tuple[Table, ...], ctx: _Contex
                 part = await session.walk(cols, table.max_rows, before.get(table.name), own)
             except SnmpError as exc:
                 report.errors.append(f"{table.name}: {exc}")
+                report.unread.add(table.measurement)
                 continue
             found.append((table, part, _row_times(own, timed)))
         elif any(len(walked[c]) > table.max_rows for c in cols):
             report.errors.append(f"{table.name}: table has more than {table.max_rows} rows; walk stopped")
+            report.unread.add(table.measurement)
         else:
             found.append((table, {c: walked[c] for c in cols}, _row_times(times, timed)))
     return found
@@ -304,14 +307,18 @@ def _row_tags(table: Table, walked: dict, index: tuple[int, ...], lookups: dict)
             if found is None or not found.group(1):
                 return None
             text = found.group(1)
+        if not text and tag.into:
+            continue  # an owner without a name adds nothing to its part's
         if not text:
             text = ".".join(map(str, index))
         tags[tag.name] = tag_value(text)
-    for tag in table.tags:
-        if tag.into and tag.name in tags:  # an owner's name put before its part's: one tag, unique across owners
-            owner = tags.pop(tag.name)
-            if tag.into in tags:
-                tags[tag.into] = tag_value(f"{owner} {tags[tag.into]}")
+    owners: dict[str, list[str]] = {}
+    for tag in table.tags:  # an owner's name put before its part's, in the order listed: one tag, unique across owners
+        if tag.into and tag.name in tags:
+            owners.setdefault(tag.into, []).append(tags.pop(tag.name))
+    for name, before in owners.items():
+        if name in tags:
+            tags[name] = tag_value(" ".join([*before, tags[name]]))
     return tags
 
 
@@ -391,14 +398,14 @@ def _ratios(metrics: tuple[Metric, ...], fields: dict[str, float], ctx: _Context
             if a is None or b is None:
                 continue
             if metric.type == "quotient":
-                if b != 0:
+                if a >= 0 and b > 0:  # of amounts: a negative one is garbage from the device, not a share
                     fields[metric.name] = a / b * metric.scale
             else:
                 fields[metric.name] = (a - b if metric.type == "difference" else a * b) * metric.scale
             continue
         if metric.type == "sum":
             terms = [fields.get(part) for part in metric.parts]
-            if all(t is not None for t in terms):
+            if all(t is not None and t >= 0 for t in terms):  # a sum of amounts, none negative
                 fields[metric.name] = sum(terms) * metric.scale  # type: ignore[arg-type]
             continue
         if metric.type != "ratio" or ctx.rebooted:

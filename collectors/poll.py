@@ -38,6 +38,7 @@ class PollResult:
     missing: list[str] = field(default_factory=list)
     values: list[tuple[str, dict[str, str], float | str, str]] = field(default_factory=list)
     failure: str = ""  # why the device's main data could not be read (its interfaces); "" when it was
+    unread: set[str] = field(default_factory=set)  # measurements not read whole (a table or the optics that failed)
     requests: int = 0
     duration_s: float = 0.0
 
@@ -108,6 +109,7 @@ async def poll_device(
         result.missing += report.missing
         result.values += report.values
         result.gaps |= report.gaps
+        result.unread |= report.unread
     if result.uptime_s is not None:
         result.samples.append(Sample("system", {"device": device_key}, {"uptime_s": result.uptime_s}, read_at))
     result.state = state
@@ -126,9 +128,11 @@ async def _optics(
         readings, state.optics = await read_optics(session, {p.if_index: p.name for p in result.ports}, known, clock())
     except SnmpError as exc:
         result.errors.append(f"optics: {exc}")
+        result.unread.add("optics")
         return
     except Exception as exc:
         result.errors.append(f"optics: unreadable answer ({type(exc).__name__})")
+        result.unread.add("optics")
         state.optics = {}  # worked out afresh next time
         return
     at = clock()

@@ -12,16 +12,17 @@ from django.utils import timezone
 from collectors import histograms
 from collectors.samples import Sample
 from monitor.alerts import defaults, delivery
-from monitor.alerts.evaluator import evaluate
+from monitor.alerts.evaluator import evaluate, evaluate_many
 from monitor.alerts.messages import build_message
 from monitor.alerts.models import AlertState, Event, Maintenance, Rule
 from monitor.events.models import Event as TimelineEvent
 from monitor.models import Device
+from monitor.polling.signals import PollEvent
 from tests import test_alert_kit as kit
 
 pytestmark = pytest.mark.django_db
 smtp = kit.smtp  # fixture: a real SMTP server on loopback
-HOUR = timedelta(hours=1)
+HOUR, SECOND = timedelta(hours=1), timedelta(seconds=1)
 
 
 @pytest.fixture
@@ -127,7 +128,9 @@ def test_a_volume_idle_for_hours_is_still_there_and_one_missed_poll_later_does_n
     assert states(rule) == {"sql": "firing"}
     evaluate(dev, [], "", start + 2 * HOUR + timedelta(minutes=1))  # one poll without the volume (a short walk)
     assert states(rule) == {"sql": "firing"}
-    evaluate(dev, [], "", start + 3 * HOUR + timedelta(minutes=2))  # unread for over an hour: gone
+    evaluate(dev, [], "", start + 3 * HOUR + timedelta(minutes=2))  # unread for over an hour, but missed twice
+    assert states(rule) == {"sql": "firing"}
+    evaluate(dev, [], "", start + 3 * HOUR + timedelta(minutes=3))  # the third poll in a row without it: gone
     assert states(rule) == {"sql": "ok"}
 
 
@@ -137,7 +140,8 @@ def test_a_pending_target_that_goes_is_cancelled_without_mail(user):
     start = timezone.now() - 3 * HOUR
     evaluate(dev, [sensor(dev, "inlet", 70.0)], "", start)
     assert states(rule) == {"inlet": "pending"}
-    evaluate(dev, [], "", start + 2 * HOUR)
+    for minute in range(3):
+        evaluate(dev, [], "", start + 2 * HOUR + timedelta(minutes=minute))
     assert states(rule) == {"inlet": "ok"}
     kinds = list(Event.objects.filter(rule=rule).values_list("kind", "mail"))
     assert kinds == [("cancelled", "none"), ("pending", "none")]
@@ -151,7 +155,8 @@ def test_an_alert_that_fired_in_maintenance_closes_without_a_mail(user):
     for minute in range(3):
         evaluate(dev, [sensor(dev, "inlet", 70.0)], "", start + timedelta(minutes=minute))
     assert Event.objects.get(rule=rule, kind="fire").mail == "muted"
-    evaluate(dev, [], "", start + 2 * HOUR)  # maintenance over, the sensor gone: nothing was mailed, nothing to close
+    for minute in range(3):  # maintenance over, the sensor gone: nothing was mailed, nothing to close
+        evaluate(dev, [], "", start + 2 * HOUR + timedelta(minutes=minute))
     assert list(Event.objects.filter(rule=rule, kind="clear").values_list("mail", flat=True)) == ["none"]
 
 
@@ -165,3 +170,22 @@ def test_an_event_rule_is_not_closed_by_polls(user):
                               seen_at=timezone.now() - 5 * HOUR)  # fmt: skip
     evaluate(dev, [sensor(dev, "inlet", 20.0)], "", timezone.now())
     assert states(rule) == {"1/g1": "firing"}
+
+
+def test_a_poll_that_could_not_read_a_table_whole_misses_nothing_of_it(user):
+    """A table walk that failed or stopped at its row limit (PollEvent.unread) says nothing of what the table lacks:
+    after hours of such polls, and after the device was away for hours, it takes three polls that read the sensors
+    whole and lack one to close it."""
+    dev = Device.objects.create(name="array-6", host="127.0.0.1", poll_interval_s=60)
+    rule, last = two_hot_sensors(dev, user)
+    only_inlet = [sensor(dev, "inlet", 71.0)]
+    for minute in range(0, 180, 20):  # three hours of polls whose sensor table stopped short
+        evaluate_many([PollEvent(dev, only_inlet, "", unread=frozenset({"sensor"}))], last + timedelta(minutes=minute))
+    assert states(rule) == {"inlet": "firing", "exhaust": "firing"}
+    for minute in range(200, 260, 20):  # away an hour
+        evaluate(dev, [], "timeout", last + timedelta(minutes=minute))
+    evaluate(dev, only_inlet, "", last + 5 * HOUR)  # one whole poll without it, hours after it was last read
+    evaluate_many([PollEvent(dev, only_inlet, "", unread=frozenset({"interface"}))], last + 5 * HOUR + 60 * SECOND)
+    assert states(rule)["exhaust"] == "firing"  # two polls read the sensors whole (the other's failure was its ports)
+    evaluate(dev, only_inlet, "", last + 5 * HOUR + 120 * SECOND)
+    assert states(rule)["exhaust"] == "ok"

@@ -191,3 +191,26 @@ def test_every_state_map_of_a_shipped_profile_is_used(name):
         m.get("states") for m in data.get("metrics", [])
     }
     assert set(data["state_maps"]) <= used
+
+
+def test_owners_put_into_a_name_in_the_order_listed_and_an_owner_without_a_name_adds_nothing(tmp_path: Path):
+    """`into`: a rack's and a shelf's names before a disk's, in the order the profile lists them; a shelf whose name
+    column is empty (or an owner whose lookup finds no name) adds nothing; the owners are not tags of their own."""
+    from collectors.metrics import _lookup, _row_tags
+    from collectors.snmptypes import SnmpValue
+
+    (tmp_path / "owners.yaml").write_text(
+        "name: owners\ntables:\n  - {name: disks, measurement: disk, tags: [{name: rack, index: 0, lookup: {column: "
+        "1.3.6.1.4.1.9.2.1.2}, into: disk}, {name: shelf, column: 1.3.6.1.4.1.9.1.1.3, into: disk}, {name: disk, "
+        "column: 1.3.6.1.4.1.9.1.1.2}], metrics: [{name: size_bytes, column: 1.3.6.1.4.1.9.1.1.4}]}\n"
+    )
+    table = load_profiles([tmp_path])["owners"].tables[0]
+    text = lambda s: SnmpValue("octets", s.encode())  # noqa: E731
+    walked = {
+        "1.3.6.1.4.1.9.2.1.2": {(7,): text("rack-7")},  # rack 8 has no name
+        "1.3.6.1.4.1.9.1.1.3": {(7, 1): text("shelf-A"), (8, 1): text("")},
+        "1.3.6.1.4.1.9.1.1.2": {(7, 1): text("0"), (8, 1): text("0")},
+    }
+    lookups = {"rack": _lookup(walked["1.3.6.1.4.1.9.2.1.2"], 0)}
+    assert _row_tags(table, walked, (7, 1), lookups) == {"disk": "rack-7 shelf-A 0"}
+    assert _row_tags(table, walked, (8, 1), lookups) == {"disk": "0"}

@@ -759,7 +759,23 @@ def test_an_alert_the_storage_center_deletes_closes_as_no_longer_reported_an_hou
     assert AlertState.objects.get(rule=rule, instance=disk_alert).state == "firing"  # unread for minutes: it stands
     AlertState.objects.filter(rule=rule).update(seen_at=timezone.now() - timedelta(minutes=61))  # an hour on
     assert all(o.startswith("ok") for o in run_polls([device.pk]).values())
+    assert AlertState.objects.get(rule=rule, instance=disk_alert).state == "firing"  # two polls without it so far
+    assert all(o.startswith("ok") for o in run_polls([device.pk]).values())  # the third
     now_firing = set(AlertState.objects.filter(rule=rule, state="firing").values_list("instance", flat=True))
     assert now_firing == firing - {disk_alert}  # the rest are served, so they stand
     closed = Event.objects.get(rule=rule, instance=disk_alert, kind="clear")
     assert closed.mail == "queued" and closed.detail.startswith("no longer reported by the device since ")
+
+
+def test_a_table_stopped_at_its_row_limit_is_said_unread_so_its_missing_rows_are_not_gone(sim):
+    """The SC's alert table, four rows, under a limit of two: the poll says the `alert` measurement was not read
+    whole (alert rules then count no miss for what it lacks); read whole, nothing is unread."""
+    from dataclasses import replace
+
+    profile = registry()["dell-storage-sc"]
+    short = replace(profile, tables=tuple(replace(t, max_rows=2) if t.name == "alerts" else t for t in profile.tables))
+    result = aio.run(poll_device(target(sim, "schw"), "schw", None, profile=short, engine="fast"))
+    assert result.unread == {"alert"}
+    assert "alerts: table has more than 2 rows; walk stopped" in result.errors
+    whole = aio.run(poll_device(target(sim, "schw"), "schw", None, profile=profile, engine="fast"))
+    assert whole.unread == set() and not any(s.startswith("alerts:") for s in whole.errors)

@@ -26,9 +26,9 @@ ADDED = {0: (0, 95), 1: (12, 7), 2: (-1, -1)}
 LUN = "1.3.6.1.4.1.6574.104.1.1"  # SYNOLOGY-ISCSILUN-MIB iSCSILUNTable
 # iSCSILUNName: (IopsRead .8, IopsWrite .9, DiskLatencyRead .10, DiskLatencyWrite .11, NetworkLatencyTx .12,
 # NetworkLatencyRx .13, QueueDepth .16): vm-lun's reads spend 3 parts of 4 in the array (3 + 1 on the wire), its writes
-# 1 part of 5 (4 receiving); idle-lun has no time at all; bad-lun serves a negative latency
+# 1 part of 5 (4 receiving); idle-lun has no time at all; bad-lun and worse-lun serve negative latencies
 LUNS = {"vm-lun": (120, 40, 3000, 1000, 1000, 4000, 6), "idle-lun": (0, 0, 0, 0, 0, 0, 0),
-        "bad-lun": (10, 10, -50, 20, 10, 20, 1)}  # fmt: skip
+        "bad-lun": (10, 10, -50, 20, 10, 20, 1), "worse-lun": (5, 5, -2, 3, -4, 3, 0)}  # fmt: skip
 
 
 def _key(line: str) -> tuple[int, ...]:
@@ -114,7 +114,7 @@ def test_an_iscsi_lun_says_whether_its_time_went_in_the_array_or_on_the_network(
     now = datetime.now(timezone.utc)
     data = path_data(nas, "", now - timedelta(hours=1), now + timedelta(minutes=1), 60)
     assert data["volume"] == "vm-lun"  # no latency in time: the busiest LUN first
-    assert set(data["volumes"]) == {"vm-lun", "idle-lun", "bad-lun"}
+    assert set(data["volumes"]) == {"vm-lun", "idle-lun", "bad-lun", "worse-lun"}
     charts = {chart["key"]: chart for chart in data["charts"]}
     where = {s["label"]: {round(v, 6) for _, v in s["points"]} for s in charts["where"]["series"]}
     assert where == {
@@ -129,7 +129,10 @@ def test_an_iscsi_lun_says_whether_its_time_went_in_the_array_or_on_the_network(
     assert "where" not in {c["key"] for c in path_data(nas, "idle-lun", *window)["charts"]}
     bad = {c["key"]: c for c in path_data(nas, "bad-lun", *window)["charts"]}["where"]
     shares = {s["label"]: {v for _, v in s["points"]} for s in bad["series"]}
-    assert shares["Read: in the array"] == set() and shares["Write: in the array"] == {50.0}  # -50 of 10: no share
+    assert shares == {"Write: in the array": {50.0}, "Write: on the network": {50.0}}  # -50 of 10: no read share
+    worse = {c["key"]: c for c in path_data(nas, "worse-lun", *window)["charts"]}["where"]
+    shares = {s["label"]: {v for _, v in s["points"]} for s in worse["series"]}
+    assert shares == {"Write: in the array": {50.0}, "Write: on the network": {50.0}}  # -2 of -6 is no 33 %
 
 
 @pytest.mark.browser

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 from celery import current_app
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from monitor.alerts import engine, scopes
@@ -21,6 +22,7 @@ from monitor.topology import dependencies
 log = logging.getLogger(__name__)
 # The detail of the clear that closes a target its device no longer reports (the mails and the timeline say so)
 GONE = "no longer reported by the device"
+GONE_POLLS = 3  # polls in a row that answered without a target before it may be closed as gone
 
 
 def on_polls_finished(sender, polls: list[PollEvent], **kwargs) -> None:
@@ -73,41 +75,51 @@ def _evaluate_rule(rule: Rule, poll: PollEvent, known: dict[str, AlertState], no
         return 0
     device, queued = poll.device, 0
     profile = registry().get(device.profile) if metric.key == ARRAY_HEALTH else None
+    observed: set[str] = set()
     for obs in observe(metric, poll.samples, poll.error, profile):
         if rule.scope == Rule.Scope.SERIES and obs.instance != rule.instance:
             continue
+        observed.add(obs.instance)
         levels = comparable(rule.unit, obs, rule.fire_level, rule.clear_level)
         if levels is None or _unchanged(known.get(obs.instance), rule, *levels, now=now, muted=muted):
             continue
         queued += _advance(rule, device, obs.instance, *levels, now=now, muted=muted)
-    if not poll.error and rule.metric not in (NOT_ANSWERING, EVENT):
-        queued += _close_gone(rule, metric, poll, profile, known, now)
+    if not poll.error and rule.metric not in (NOT_ANSWERING, EVENT) and not _partly_unread(metric, poll):
+        unread = [row for row in known.values() if row.state != AlertState.State.OK and row.instance not in observed]
+        if unread:
+            queued += _close_gone(rule, metric, poll, profile, unread, now)
     return queued
+
+
+def _partly_unread(metric, poll: PollEvent) -> bool:
+    """Whether the poll could not read whole what the metric is read from (a table walk that failed or stopped at
+    its row limit, the optics): what it lacks is not gone."""
+    return bool(poll.unread) and (metric.key == ARRAY_HEALTH or metric.measurement in poll.unread)
 
 
 def gone_after(device) -> timedelta:
     """How long a pending or firing target may go unread by a device that answers before it is closed as no longer
-    reported: ALERTS_GONE_AFTER_S, or three of the device's polls if that is longer."""
-    return timedelta(seconds=max(settings.ALERTS_GONE_AFTER_S, 3 * (device.poll_interval_s or 0)))
+    reported (with GONE_POLLS polls in a row that answered without it): ALERTS_GONE_AFTER_S, or GONE_POLLS of the
+    device's polls if that is longer."""
+    return timedelta(seconds=max(settings.ALERTS_GONE_AFTER_S, GONE_POLLS * (device.poll_interval_s or 0)))
 
 
-def _close_gone(rule: Rule, metric, poll: PollEvent, profile, known: dict[str, AlertState], now: datetime) -> int:
-    """Close the pending and firing targets absent from this poll that no poll has read for gone_after: the disk
-    pulled, the alert the array deleted, the port removed would otherwise stay firing for good. A target the poll
-    holds without a value (an idle volume's latency percentile) is not gone."""
-    since = now - gone_after(poll.device)
-    stale = [
-        row for row in known.values() if row.state != AlertState.State.OK and (row.seen_at or row.updated_at) < since
-    ]
-    if not stale:
-        return 0
+def _close_gone(rule: Rule, metric, poll: PollEvent, profile, unread: list[AlertState], now: datetime) -> int:
+    """Count a miss for each pending or firing target absent from this poll, and close those absent from
+    GONE_POLLS polls in a row that no poll has read for gone_after: the disk pulled, the alert the array deleted, the
+    port removed would otherwise stay firing for good. A target the poll holds without a value (an idle volume's
+    latency percentile) is still there: it is seen, not missed."""
     held = present(metric, poll.samples, profile)
-    here = [row.pk for row in stale if row.instance in held]
-    if here:  # read without a value: still there, so one poll that misses it later does not close it
-        AlertState.objects.filter(pk__in=here).update(seen_at=now)
-    queued = 0
-    for row in stale:
-        if row.instance not in held:
+    here = [row.pk for row in unread if row.instance in held]
+    if here:
+        AlertState.objects.filter(pk__in=here).update(seen_at=now, missed=0)
+    absent = [row for row in unread if row.instance not in held]
+    if not absent:
+        return 0
+    AlertState.objects.filter(pk__in=[row.pk for row in absent]).update(missed=F("missed") + 1)
+    since, queued = now - gone_after(poll.device), 0
+    for row in absent:
+        if row.missed + 1 >= GONE_POLLS and (row.seen_at or row.updated_at) < since:
             queued += _advance(rule, poll.device, row.instance, 0.0, 0.0, 0.0, now=now, muted=False, gone_since=since)
     return queued
 
@@ -175,8 +187,12 @@ def _advance(
         before = _snapshot(row)
         if gone_since is None:
             result = engine.step(before, _condition(rule, fire, clear), value, now.timestamp(), muted)
-            row.seen_at = now
-        elif row.state != AlertState.State.OK and (row.seen_at or row.updated_at) < gone_since:
+            row.seen_at, row.missed = now, 0
+        elif (
+            row.state != AlertState.State.OK
+            and row.missed >= GONE_POLLS
+            and (row.seen_at or row.updated_at) < gone_since
+        ):
             result = engine.gone(before)
             value, fire, clear = row.value, row.fire_level, None
             detail = GONE + (f" since {row.seen_at:%Y-%m-%d %H:%M %Z}" if row.seen_at else "")

@@ -135,6 +135,7 @@ class AlertState(models.Model):
     acknowledged_by = models.CharField(max_length=150, blank=True, default="")
     updated_at = models.DateTimeField(auto_now=True)
     seen_at = models.DateTimeField(null=True, blank=True, help_text="The newest poll that read this target.")
+    missed = models.PositiveIntegerField(default=0, help_text="Polls in a row that answered without this target.")
 
     class Meta:
         ordering = ["device", "rule", "instance"]

@@ -45,6 +45,7 @@ def webhook(event) -> dict:
         "at": event.created_at.isoformat(),
         "link": ctx["link"],
         "unreachable_behind": ctx.get("behind") or [],
+        "no_longer_reported": ctx["gone"],  # a clear because the device stopped serving the target, not a recovery
     }
 
 

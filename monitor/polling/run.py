@@ -180,7 +180,7 @@ def _poll_and_record(
     record_failures(failed)
     samples = {o.key: o.result.samples for o in results if o.result is not None}
     _announce(
-        [PollEvent(d, o.result.samples, "", o.result.rebooted) for d, o in good]
+        [PollEvent(d, o.result.samples, "", o.result.rebooted, frozenset(o.result.unread)) for d, o in good]
         + [PollEvent(d, samples.get(str(d.pk), []), error) for d, error in failed]
     )
     outcomes = {device.pk: f"failed: {error}" for device, error in failed}

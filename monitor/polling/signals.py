@@ -15,6 +15,7 @@ class PollEvent:
     samples: list = field(default_factory=list)
     error: str = ""
     rebooted: bool = False  # sysUpTime says the device restarted since the last poll (an event on its timeline)
+    unread: frozenset = frozenset()  # measurements this poll could not read whole: what it lacks of them is not gone
 
 
 # Sent once per batch of polls, after their samples are written (or spooled) and their rows updated.

@@ -119,8 +119,9 @@ def _split_chart(array: Device, volume: str, start: datetime, end: datetime, eve
     series = []
     for op, field in (("Read", "read_in_array_pct"), ("Write", "write_in_array_pct")):
         shares = [[t, v] for t, v in found.get((volume, field), []) if 0.0 <= v <= 100.0]  # a garbage latency: no point
-        series += [(f"{op}: in the array", shares), (f"{op}: on the network", [[t, 100.0 - v] for t, v in shares])]
-    if not any(points for _, points in series):
+        if shares:  # an op without a share this window draws no empty legend lines
+            series += [(f"{op}: in the array", shares), (f"{op}: on the network", [[t, 100.0 - v] for t, v in shares])]
+    if not series:
         return None
     return _chart("where", f"Volume {volume}: where the time went, in the array or on the network", "%", series)
 
