@@ -62,6 +62,15 @@ def worn_array() -> fleet.SimDevice:
             (f"{EQL}.3.1.1.1.17.{MEMBER}.{n}", "2", str(smart)),
             (f"{EQL}.3.1.2.1.9.{MEMBER}.{n}", "65", str(life)),
         ]
+    # EQLCONTROLLER-MIB by slot: (eqlControllerBatteryStatus, eqlControllerNVRAMBattery,
+    # eqlControllerPrimaryOrSecondary): the primary's cache battery at its end of life, the secondary's charging on an
+    # older module without NVRAM battery
+    for slot, (battery, nvram, role) in {1: (9, 1, 1), 2: (3, 0, 2)}.items():
+        array.extra += [
+            (f"{EQL}.4.1.1.1.5.{MEMBER}.{slot}", "2", str(battery)),
+            (f"{EQL}.4.1.1.1.32.{MEMBER}.{slot}", "2", str(nvram)),
+            (f"{EQL}.4.1.1.1.9.{MEMBER}.{slot}", "2", str(role)),
+        ]
     return array
 
 
@@ -418,7 +427,7 @@ def test_how_far_each_replication_is_behind_is_the_age_of_its_newest_complete_re
     assert "1 d 16 h behind" in page and "1 d 6 h behind" in page and "2 h 0" in page
 
 
-def test_smart_tripped_is_a_warning_and_only_ssds_have_a_remaining_life(agent):
+def test_smart_tripped_is_a_warning_only_ssds_have_a_remaining_life_and_controllers_batteries_are_read(agent):
     """EqualLogic's eqlDiskHealth and, on the disks eqlDiskTypeEnum calls an SSD, eqlDiskStatusLifetime: a spinning
     disk's 0 is not a worn-out SSD, so the life rule sees the two SSDs only."""
     from collectors.poll import poll_device
@@ -440,6 +449,15 @@ def test_smart_tripped_is_a_warning_and_only_ssds_have_a_remaining_life(agent):
         "Disk SMART eql-member-1 3": ("ok", "smart-status-not-available"),  # off-line or failed: its status says which
     }
     assert found["Disk eql-member-1 3"] == ("failed", "failed")
+    controllers = {part: seen for part, seen in found.items() if part.startswith("Controller")}
+    assert controllers == {
+        "Controller battery eql-member-1 1": ("degraded", "end-of-life"),  # the cache no longer protected
+        "Controller NVRAM battery eql-member-1 1": ("ok", "good"),
+        "Controller role eql-member-1 1": ("ok", "primary"),
+        "Controller battery eql-member-1 2": ("ok", "good-battery-is-charging"),
+        "Controller NVRAM battery eql-member-1 2": ("ok", "not-present"),  # an older module has none
+        "Controller role eql-member-1 2": ("ok", "secondary"),
+    }
     life = {s.tags["disk"]: s.fields["remaining_life_pct"] for s in result.samples if "remaining_life_pct" in s.fields}
     assert life == {"eql-member-1 1": 12, "eql-member-1 2": 97}
     assert all("disk_type" not in s.fields for s in result.samples)  # read to choose the rows, not kept

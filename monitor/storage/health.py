@@ -57,6 +57,7 @@ FIELDS = {
     "state": "state",
     "bad_sectors": "bad sectors",
     "smart": "SMART",
+    "role": "role",
     "disks_failed": "failed disks",
     "disks_prefailed": "pre-failed disks",
     "disks_reconstructing": "disks reconstructing",
