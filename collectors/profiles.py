@@ -57,6 +57,9 @@ class Metric:
     states: tuple[tuple[int | None, str, str], ...] = ()  # (code, state, the vendor's word); None: codes above
     progress: str = ""  # the metric beside it holding the status's percent done (a rebuild)
     active: str = ""  # the TruthValue beside it: while not true(1) the status is over (a cleared alert): ok
+    word_events: bool = (
+        False  # a change of its word is an event though its state stays (a failover: primary -> secondary)
+    )
 
     def state_of(self, value: float | None) -> tuple[str, str] | None:
         """(state, the vendor's word) of a status code by the profile's state map; a code above those named where
@@ -270,6 +273,7 @@ def _metric(data: MetricFile, where: str, scalar: bool, maps: dict | None = None
         states=_states((maps or {}).get(data.states or "", {})),
         progress=data.progress or "",
         active=data.active or "",
+        word_events=data.word_events,
     )
 
 

@@ -107,6 +107,7 @@ class MetricFile(_Strict):
     states: str | None = None  # the name of a state map of the profile (`state_maps`): a status code's meaning
     progress: str | None = None  # a status's percent done (a rebuild), a gauge declared beside it
     active: str | None = None  # a TruthValue gauge beside a status: while it is not true(1), the part is ok (cleared)
+    word_events: bool = False  # a status whose word changing is news though its state stays (a controller's role)
 
     v_name = field_validator("name", mode="before")(lambda cls, v: _snake(v))
     v_states = field_validator("states", "progress", "active", mode="before")(
@@ -154,6 +155,8 @@ class MetricFile(_Strict):
             raise ValueError("progress: only a status (a metric with `states`) has a progress")
         if self.active is not None and self.states is None:
             raise ValueError("active: only a status (a metric with `states`) is cleared by another")
+        if self.word_events and self.states is None:
+            raise ValueError("word_events: only a status (a metric with `states`) has words")
         return self
 
     def addresses(self, scalar: bool) -> list[str]:

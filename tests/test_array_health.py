@@ -52,8 +52,8 @@ def sick_array(community: str = "sick", sick: bool = True, done: int = 40_000) -
 WORN = {"0": (2, 0, 1, 1), "1": (4, 12, 1, 1), "2": (3, 97, 2, 1), "3": (2, 0, 0, 3)}
 
 
-def worn_array() -> fleet.SimDevice:
-    array = fleet.equallogic_array("worn", "eql-worn")
+def worn_array(community: str = "worn", primary: int = 1) -> fleet.SimDevice:
+    array = fleet.equallogic_array(community, "eql-worn")
     for n, (slot, (kind, life, smart, status)) in enumerate(WORN.items(), 1):
         array.extra += [
             (f"{EQL}.3.1.1.1.11.{MEMBER}.{n}", "4", slot),
@@ -65,7 +65,8 @@ def worn_array() -> fleet.SimDevice:
     # EQLCONTROLLER-MIB by slot: (eqlControllerBatteryStatus, eqlControllerNVRAMBattery,
     # eqlControllerPrimaryOrSecondary): the primary's cache battery at its end of life, the secondary's charging on an
     # older module without NVRAM battery
-    for slot, (battery, nvram, role) in {1: (9, 1, 1), 2: (3, 0, 2)}.items():
+    for slot, (battery, nvram) in {1: (9, 1), 2: (3, 0)}.items():
+        role = 1 if slot == primary else 2
         array.extra += [
             (f"{EQL}.4.1.1.1.5.{MEMBER}.{slot}", "2", str(battery)),
             (f"{EQL}.4.1.1.1.32.{MEMBER}.{slot}", "2", str(nvram)),
@@ -98,6 +99,7 @@ def agent(tmp_path_factory):
     root = tmp_path_factory.mktemp("health")
     sick_array().write(root / "data")
     worn_array().write(root / "data")
+    worn_array("failover", primary=2).write(root / "data")  # the same array after its control modules failed over
     two_member_group().write(root / "data")
     sick_array("well", sick=False).write(root / "data")
     sick_array("later", done=70_000).write(root / "data")  # the same rebuild 30 points further on
@@ -489,3 +491,28 @@ def test_two_members_disks_and_sensors_in_the_same_slot_are_two_parts_not_one(ag
     ensure_graphs(device, profile, result.samples)
     graphs = set(Graph.objects.filter(device=device, template="temperature").values_list("instance", flat=True))
     assert graphs == {"eql-member-1 Backplane sensor 0", "eql-member-2 Backplane sensor 0"}  # a graph each
+
+
+def test_a_failover_is_an_event_though_both_control_modules_stay_ok(agent):
+    """eqlControllerPrimaryOrSecondary says `word_events`: slot 1 going from primary to secondary (and slot 2 the other
+    way) is one event each on the timeline, though their state stays ok (and nothing else of the array changed)."""
+    from collectors.poll import poll_device
+    from collectors.snmptypes import SnmpTarget
+    from monitor.core import aio
+    from monitor.devices.profiles import registry
+    from monitor.storage import partstates
+
+    profile = registry()["dell-equallogic"]
+    device = Device.objects.create(name="eql-worn", host="127.0.0.1", port=agent, community="worn")
+
+    def poll(community: str):
+        target = SnmpTarget("127.0.0.1", agent, community=community, timeout=3.0, retries=1)
+        return aio.run(poll_device(target, community, None, profile=profile, engine="fast")).samples
+
+    partstates.record(device, profile, poll("worn"))
+    events = partstates.record(device, profile, poll("failover"))
+    assert sorted(e.text for e in events) == [
+        "Controller role eql-member-1 1: ok (primary) → ok (secondary)",
+        "Controller role eql-member-1 2: ok (secondary) → ok (primary)",
+    ]
+    assert all(e.severity == 5 for e in events)  # a notice: nothing is broken

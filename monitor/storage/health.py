@@ -255,6 +255,18 @@ def readings(profile: Profile | None, samples: list) -> list[tuple[str, str, str
     return found
 
 
+def word_event_parts(profile: Profile | None, samples: list) -> set[str]:
+    """The parts (named as `readings` names them) whose status says `word_events`: a change of their word alone (a
+    control module's role, primary to secondary: a failover) is an event on the timeline."""
+    found = set()
+    for watch in watched(profile):
+        if watch.metric.word_events:
+            for sample in samples:
+                if watch.holds(getattr(sample, "measurement", None), sample.tags):
+                    found.add(f"{_kind(watch)} {watch.part(sample.tags)}"[:255])
+    return found
+
+
 def states_in(profile: Profile | None, samples: list) -> list[tuple[str, str]]:
     """(part, state) of every watched status in one poll's samples: what an alert rule on the array's health
     watches."""

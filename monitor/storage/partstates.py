@@ -35,6 +35,7 @@ def record(device, profile, samples: list, polled_at: datetime | None = None) ->
     now = polled_at or timezone.now()
     if not _news(latest, {row.part: row for row in PartState.objects.filter(device=device)}, now):
         return []
+    worded = health.word_event_parts(profile, samples)
     with transaction.atomic():  # the new states and their events together, or neither
         known = {row.part: row for row in PartState.objects.select_for_update().filter(device=device)}
         new, changed, events = [], [], []
@@ -48,6 +49,8 @@ def record(device, profile, samples: list, polled_at: datetime | None = None) ->
                 if row.state != state:
                     events.append(_event(device, part, row.state, state, word, now))
                     row.since = now
+                elif part in worded:  # the same state in another word that is news (a failover)
+                    events.append(_event(device, part, row.state, state, word, now, was_word=row.word))
                 row.state, row.word = state, word
                 changed.append(row)
         PartState.objects.bulk_create(new, ignore_conflicts=True)  # a row another worker made meanwhile stands
@@ -68,10 +71,11 @@ def _news(latest: dict[str, tuple[str, str]], known: dict[str, PartState], now: 
     return False
 
 
-def _event(device, part: str, was: str | None, state: str, word: str, now: datetime) -> Event:
+def _event(device, part: str, was: str | None, state: str, word: str, now: datetime, was_word: str = "") -> Event:
     said = f" ({word})" if word and word != state else ""
-    text = f"{part}: {was} → {state}{said}" if was else f"{part}: {state}{said} at its first poll"
-    detail = {"part": part, "state": state, "was": was, "word": word}
+    before = f"{was} ({was_word})" if was_word else was
+    text = f"{part}: {before} → {state}{said}" if was else f"{part}: {state}{said} at its first poll"
+    detail = {"part": part, "state": state, "was": was, "word": word} | ({"was_word": was_word} if was_word else {})
     return make(device.pk, "health_changed", text, severity=SEVERITY[state], time=now, detail=detail)
 
 
