@@ -1,0 +1,102 @@
+"""What arrays' health tables cost a poll (issue 43): SNMP requests and time of one poll of a simulated array (snmpsim
+on loopback) with its shipped profile and without its health tables; a Dell SC whose alert table holds 0, 100 and
+1,000 alerts (the array keeps cleared ones, and every poll walks them all). Writes
+bench/results/array-requests-<UTC time>.json. Run: `.venv/bin/python bench/array_requests.py [polls]`."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sys
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+
+import django
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "monitor.settings")
+django.setup()
+
+from bench.pollcount import median_poll  # noqa: E402
+from collectors.snmptypes import SnmpTarget  # noqa: E402
+from monitor.devices.profiles import registry  # noqa: E402
+from monitor.devstack import fleet, services  # noqa: E402
+from monitor.devstack.processes import free_udp_port  # noqa: E402
+
+SC = "1.3.6.1.4.1.674.11000.2000.500.1.2"
+EQL = "1.3.6.1.4.1.12740"
+MEMBER = "1.1841966935"
+# The EqualLogic tables added for health since the volume tables: disks, SMART, SSD life, control modules, replicas
+EQL_HEALTH = ("disks", "ssd_life", "controllers", "replica_age")
+SC_ALERT_TABLE = ("alerts",)
+
+
+def equallogic() -> fleet.SimDevice:
+    """The demo's array with 24 disks (half SSDs) and its two control modules."""
+    array = fleet.equallogic_array("eql", "eql-bench")
+    for n in range(1, 25):
+        array.extra += [
+            (f"{EQL}.3.1.1.1.11.{MEMBER}.{n}", "4", str(n - 1)),
+            (f"{EQL}.3.1.1.1.8.{MEMBER}.{n}", "2", "1"),
+            (f"{EQL}.3.1.1.1.6.{MEMBER}.{n}", "2", "953869"),
+            (f"{EQL}.3.1.1.1.12.{MEMBER}.{n}", "2", "4" if n % 2 else "2"),
+            (f"{EQL}.3.1.1.1.17.{MEMBER}.{n}", "2", "1"),
+            (f"{EQL}.3.1.2.1.9.{MEMBER}.{n}", "65", "97"),
+        ]
+    for slot in (1, 2):
+        array.extra += [(f"{EQL}.4.1.1.1.{c}.{MEMBER}.{slot}", "2", "1") for c in (5, 9, 32)]
+    return array
+
+
+def storage_center(alerts: int) -> fleet.SimDevice:
+    """A Dell SC with two controllers and `alerts` rows in scAlertTable (half of each controller's, all cleared)."""
+    rows = [(f"{SC}.6.0", "2", "3")]
+    for ctlr in (1, 2):
+        rows += [(f"{SC}.13.1.3.{ctlr}", "2", "1"), (f"{SC}.13.1.4.{ctlr}", "4", f"SN 6000{ctlr}")]
+    for n in range(1, alerts + 1):
+        index = f"{1 + n % 2}.{n}"
+        rows += [(f"{SC}.46.1.2.{index}", "66", str(n)), (f"{SC}.46.1.3.{index}", "2", "4")]
+        rows += [(f"{SC}.46.1.8.{index}", "4", f"Alert number {n} was raised and cleared")]
+        rows += [(f"{SC}.46.1.10.{index}", "2", "1"), (f"{SC}.46.1.11.{index}", "2", "2")]
+    return fleet.SimDevice(f"sc{alerts}", "FreeBSD", "1.3.6.1.4.1.8072.3.2.8", f"sc-{alerts}", [], rows)
+
+
+def without(profile, names: tuple[str, ...]):
+    return dataclasses.replace(profile, tables=tuple(t for t in profile.tables if t.name not in names))
+
+
+def main(polls: int) -> dict:
+    root = Path(tempfile.mkdtemp(prefix="array-bench-"))
+    devices = [equallogic(), *(storage_center(n) for n in (0, 100, 1000))]
+    for device in devices:
+        device.write(root / "data")
+    port = free_udp_port()
+    agent = services.start_snmpsim(root / "data", port, root / "log", name="snmpsim-array-bench")
+    eql, sc = registry()["dell-equallogic"], registry()["dell-storage-sc"]
+    cases = {
+        "EqualLogic without its health tables": ("eql", without(eql, EQL_HEALTH)),
+        "EqualLogic, shipped profile": ("eql", eql),
+        "Dell SC without its alert table": ("sc0", without(sc, SC_ALERT_TABLE)),
+        "Dell SC, 0 alerts": ("sc0", sc),
+        "Dell SC, 100 alerts": ("sc100", sc),
+        "Dell SC, 1,000 alerts": ("sc1000", sc),
+    }
+    figures = {}
+    try:
+        for label, (community, profile) in cases.items():
+            target = SnmpTarget("127.0.0.1", port, community=community, timeout=5)
+            figures[label] = median_poll(target, profile, polls)
+            print(f"{label:38} {figures[label]['requests']:>5} requests {figures[label]['poll_ms']:>8} ms")
+    finally:
+        agent.stop()
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    out = REPO / "bench" / "results" / f"array-requests-{stamp}.json"
+    out.write_text(json.dumps({"polls": polls, "cases": figures}, indent=2) + "\n")
+    return figures
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 10)
