@@ -493,17 +493,23 @@ def test_two_members_disks_and_sensors_in_the_same_slot_are_two_parts_not_one(ag
     assert graphs == {"eql-member-1 Backplane sensor 0", "eql-member-2 Backplane sensor 0"}  # a graph each
 
 
-def test_a_failover_is_an_event_though_both_control_modules_stay_ok(agent):
+def test_a_failover_is_an_event_though_both_control_modules_stay_ok_and_the_built_in_rule_mails_it(agent, admin_user):
     """eqlControllerPrimaryOrSecondary says `word_events`: slot 1 going from primary to secondary (and slot 2 the other
     way) is one event each on the timeline, though their state stays ok (and nothing else of the array changed)."""
     from collectors.poll import poll_device
     from collectors.snmptypes import SnmpTarget
+    from monitor.alerts import defaults
+    from monitor.alerts.models import AlertState
+    from monitor.alerts.models import Event as AlertEvent
     from monitor.core import aio
     from monitor.devices.profiles import registry
     from monitor.storage import partstates
 
     profile = registry()["dell-equallogic"]
     device = Device.objects.create(name="eql-worn", host="127.0.0.1", port=agent, community="worn")
+    admin_user.email = "ops@example.com"
+    admin_user.save()
+    rule = defaults.enable(device, "controller_failover", admin_user)
 
     def poll(community: str):
         target = SnmpTarget("127.0.0.1", agent, community=community, timeout=3.0, retries=1)
@@ -516,3 +522,6 @@ def test_a_failover_is_an_event_though_both_control_modules_stay_ok(agent):
         "Controller role eql-member-1 2: ok (secondary) → ok (primary)",
     ]
     assert all(e.severity == 5 for e in events)  # a notice: nothing is broken
+    assert AlertState.objects.get(rule=rule, device=device).state == "firing"  # one alert for the array
+    fired = AlertEvent.objects.get(rule=rule, kind="fire")
+    assert fired.mail == "queued" and fired.detail.startswith("Controller role eql-member-1 ")

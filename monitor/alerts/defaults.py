@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from monitor.alerts.rules import ARRAY_HEALTH, NOT_ANSWERING
+from monitor.alerts.rules import ARRAY_HEALTH, EVENT, NOT_ANSWERING
 
 
 @dataclass(frozen=True)
@@ -17,6 +17,8 @@ class Default:
     clear: float
     direction: str = "above"
     for_polls: int = 3
+    event_kind: str = ""  # an event rule's (metric EVENT): the kind and the pattern its events match
+    event_pattern: str = ""
 
 
 DEFAULTS: dict[str, Default] = {
@@ -70,6 +72,18 @@ DEFAULTS: dict[str, Default] = {
             0.5,
             for_polls=1,
         ),
+        Default(
+            "controller_failover",
+            "A storage controller failed over: an EqualLogic control module changed role (a NetApp takeover is in "
+            "'array part not ok'; clears after 15 quiet minutes)",
+            EVENT,
+            "absolute",
+            0.5,
+            0.5,
+            for_polls=1,
+            event_kind="health_changed",
+            event_pattern="^Controller role ",
+        ),
     )
 }
 
@@ -91,6 +105,8 @@ def enable(device, key: str, user) -> object:
             "fire_level": spec.fire,
             "clear_level": spec.clear,
             "for_polls": spec.for_polls,
+            "event_kind": spec.event_kind,
+            "event_pattern": spec.event_pattern,
         },
     )
     if not created and not rule.enabled:
