@@ -123,7 +123,7 @@ def test_the_array_page_lists_what_is_wrong_first_in_the_arrays_own_words(agent,
         for body in panel.split("<tbody>")[1:]
         for row in body.split("</tbody>")[0].split("</tr>")[:-1]
     ]
-    assert rows[:4] == [
+    assert rows[:5] == [
         ["failed", "Disk", "eql-member-1 1", "failed"],
         ["rebuilding", "Member RAID", "eql-member-1", "reconstructing 40 % done"],  # no end while it does not move
         [
@@ -133,10 +133,12 @@ def test_the_array_page_lists_what_is_wrong_first_in_the_arrays_own_words(agent,
             "no-ac-power",
         ],  # a device string, escaped
         ["warning", "Disk", "eql-member-1 2", "unhealthy"],
+        # ok, but its snapshot reserve is used past the array's own warning level (the fleet's volume 2: 85 % of 80 %)
+        ["near its reserve", "Volume", "vmfs-datastore-2 default", "available snapshot reserve 85 % used"],
     ]
-    assert "1 failed, 1 rebuilding, 1 degraded, 1 warning" in panel
+    assert "1 failed, 1 rebuilding, 1 degraded, 1 warning, 1 near its reserve" in panel
     assert panel.index("unhealthy") < panel.index("<details") < panel.index("spare")  # ok parts folded under it
-    ok = rows[4:]
+    ok = rows[5:]
     assert {tuple(r[1:3]) for r in ok} >= {
         ("Disk", "eql-member-1 0"),
         ("Disk", "eql-member-1 3"),
@@ -427,6 +429,10 @@ def test_how_far_each_replication_is_behind_is_the_age_of_its_newest_complete_re
     client.force_login(admin_user)
     page = client.get(f"/storage/arrays/{array.pk}/").content.decode()
     assert "1 d 16 h behind" in page and "1 d 6 h behind" in page and "2 h 0" in page
+    panel = page.split('<section id="array-health">')[1].split("</section>")[0]
+    first = panel.split("<details")[0]  # what wants looking at, before the folded ok parts
+    lagging = re.findall(r'data-concern="lagging">.*?<td>Replication</td>\s*<td>([^<]*)</td>', first, re.S)
+    assert lagging == ["vmfs-datastore-2 dr-site"]  # past the built-in 36 h; the 30-h one is not (yet)
 
 
 def test_smart_tripped_is_a_warning_only_ssds_have_a_remaining_life_and_controllers_batteries_are_read(agent):

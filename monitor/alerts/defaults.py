@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from monitor.alerts.rules import ARRAY_HEALTH, EVENT, NOT_ANSWERING
+from monitor.core.levels import REPLICATION_LAG_CLEAR_S, REPLICATION_LAG_S
 
 
 @dataclass(frozen=True)
@@ -57,8 +58,8 @@ DEFAULTS: dict[str, Default] = {
             "lower both on the rule for hourly schedules, raise them for weekly vaults)",
             "replication_lag",
             "absolute",
-            36 * 3600,
-            24 * 3600,
+            REPLICATION_LAG_S,
+            REPLICATION_LAG_CLEAR_S,
             for_polls=1,
         ),
         Default("not_answering", "Device not answering for 3 polls", NOT_ANSWERING, "absolute", 0.5, 0.5),

@@ -9,6 +9,7 @@ from datetime import datetime, timedelta, timezone
 
 from collectors.profiles import Profile
 from collectors.profileschema import STATES
+from monitor.core.levels import REPLICATION_LAG_S
 from monitor.timeseries import tiers
 from monitor.timeseries.client import run
 
@@ -18,6 +19,8 @@ LOOK_BACK = timedelta(hours=3)
 RATE_OVER = timedelta(minutes=30)
 # A replication's lag (seconds its destination is behind), shown beside its status (docs/schema.md `replication`)
 LAG = "lag_s"
+# A volume's snapshot reserve used and the array's own warning level for it (EqualLogic), beside its status
+RESERVE_USED, RESERVE_WARNING = "snapshot_used_pct", "snapshot_warning_pct"
 # What a part is called: by its table's `kind` tag where it has one (sensor tables), else by its measurement
 LABELS = {
     "member": "Member",
@@ -84,10 +87,17 @@ class Part:
     progress: float | None = None  # percent done of what the state says is under way (a rebuild)
     ends_at: datetime | None = None  # when it will be done at the rate of the last half hour
     behind_s: float | None = None  # a replication's lag: how far its destination is behind (beside its status)
+    concern: str = ""  # an ok part that wants looking at all the same: "lagging", "near its reserve"
+    reserve_pct: float | None = None  # a volume's snapshot reserve used, where the array has a warning level for it
 
     @property
-    def rank(self) -> int:
-        return -STATES.index(self.state)  # the worst first
+    def rank(self) -> float:
+        return -STATES.index(self.state) + (-0.5 if self.concern and self.state == "ok" else 0)  # the worst first
+
+    @property
+    def attention(self) -> bool:
+        """Listed first on the page: not ok, or ok and lagging or near its reserve."""
+        return self.state != "ok" or bool(self.concern)
 
 
 @dataclass(frozen=True)
@@ -146,7 +156,11 @@ def parts(device: str, profile: Profile | None, now: datetime | None = None) -> 
         "p_stop": now + timedelta(seconds=1),
         "p_device": device,
         "p_measurements": sorted({w.measurement for w in watching}),
-        "p_fields": sorted({w.metric.name for w in watching} | {w.metric.active for w in watching} - {""} | {LAG}),
+        "p_fields": sorted(
+            {w.metric.name for w in watching}
+            | {w.metric.active for w in watching} - {""}
+            | {LAG, RESERVE_USED, RESERVE_WARNING}
+        ),
     }
     progress = _progress(device, watching, now)
     found: list[Part] = []
@@ -168,7 +182,20 @@ def parts(device: str, profile: Profile | None, now: datetime | None = None) -> 
                 done = progress.get((watch.measurement, watch.metric.progress, watch.row(group)))
                 behind = newest.get((series, LAG)) if watch.metric.name == "status" else None
                 done = done or (None, None)
-                found.append(Part(_kind(watch), watch.part(group), watch.metric.name, *meaning, at, *done, behind))
+                concern, reserve = _concern(watch, newest, series, behind)
+                found.append(
+                    Part(
+                        _kind(watch),
+                        watch.part(group),
+                        watch.metric.name,
+                        *meaning,
+                        at,
+                        *done,
+                        behind,
+                        concern,
+                        reserve,
+                    )
+                )
             break
     return sorted(found, key=lambda p: (p.rank, p.kind, p.name, p.field))
 
@@ -230,9 +257,25 @@ def _number(value) -> float | None:
         return None
 
 
+def _concern(watch: _Watched, newest: dict, series: tuple, behind: float | None) -> tuple[str, float | None]:
+    """(what wants looking at in an ok part, its snapshot reserve used): a replication behind by the built-in lag
+    alert's level; a volume whose snapshot reserve is used past the array's own warning level."""
+    if watch.metric.name != "status":
+        return "", None
+    if behind is not None and behind >= REPLICATION_LAG_S:
+        return "lagging", None
+    used, warning = newest.get((series, RESERVE_USED)), newest.get((series, RESERVE_WARNING))
+    if used is None or warning is None:
+        return "", None
+    return ("near its reserve" if used >= warning else ""), used
+
+
 def counts(found: list[Part]) -> list[tuple[str, int]]:
-    """(state, how many parts are in it) for every state but ok that some part is in, the worst first."""
-    return [(s, n) for s in reversed(STATES) if s != "ok" and (n := sum(p.state == s for p in found))]
+    """(state, how many parts are in it) for every state but ok that some part is in, the worst first; then the ok
+    parts that want looking at ("lagging", "near its reserve")."""
+    states = [(s, n) for s in reversed(STATES) if s != "ok" and (n := sum(p.state == s for p in found))]
+    ok = [p.concern for p in found if p.state == "ok" and getattr(p, "concern", "")]  # PartState rows have none
+    return states + [(c, ok.count(c)) for c in dict.fromkeys(ok)]
 
 
 def _kind(watch: _Watched) -> str:

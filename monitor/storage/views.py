@@ -56,7 +56,7 @@ def array_page(request: HttpRequest, device_id: int) -> HttpResponse:
     try:
         context["health"] = health.parts(str(device.pk), registry().get(device.profile), window.now)
         context["health_counts"] = health.counts(context["health"])
-        context["health_ok"] = sum(part.state == "ok" for part in context["health"])
+        context["health_ok"] = sum(not part.attention for part in context["health"])
     except Exception as exc:
         log.warning("array health for device %s failed: %s", device.pk, type(exc).__name__)
         context["health_error"] = UNAVAILABLE
