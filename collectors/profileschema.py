@@ -16,7 +16,7 @@ METRIC_TYPES = ("gauge", "counter", "count", "age", "ratio", "difference", "prod
 DERIVED = ("ratio", "difference", "product", "sum", "quotient")
 MEASUREMENTS = (
     "system", "sensor", "volume", "disk_io", "storage", "member", "pool", "raid", "disk", "processor", "controller",
-    "enclosure", "replication", "alert",
+    "enclosure", "replication", "alert", "server",
 )  # fmt: skip
 IF_COUNTER_GROUPS = ("errors", "discards", "unicast", "broadcast")
 # One vocabulary for every vendor's status codes (docs/profiles.md "States"), the worst last

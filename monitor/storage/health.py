@@ -41,6 +41,8 @@ LABELS = {
     "process": "Process",
     "filesystem": "File system",
     "alert": "Alert",
+    "server": "Server",
+    "ups": "UPS",
 }
 # A status field's name beside its part's, where a part has several (a member's health and its RAID set's)
 FIELDS = {
@@ -61,6 +63,7 @@ FIELDS = {
     "bad_sectors": "bad sectors",
     "smart": "SMART",
     "role": "role",
+    "connectivity": "paths",
     "disks_failed": "failed disks",
     "disks_prefailed": "pre-failed disks",
     "disks_reconstructing": "disks reconstructing",
