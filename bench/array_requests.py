@@ -51,9 +51,13 @@ def equallogic() -> fleet.SimDevice:
     return array
 
 
-def storage_center(alerts: int) -> fleet.SimDevice:
-    """A Dell SC with two controllers and `alerts` rows in scAlertTable (half of each controller's, all cleared)."""
+def storage_center(alerts: int, hosts: int = 0) -> fleet.SimDevice:
+    """A Dell SC with two controllers, `alerts` rows in scAlertTable (half of each controller's, all cleared) and
+    `hosts` in scServerTable (each on all its four paths)."""
     rows = [(f"{SC}.6.0", "2", "3")]
+    for n in range(1, hosts + 1):
+        rows += [(f"{SC}.27.1.3.{n}", "2", "1"), (f"{SC}.27.1.4.{n}", "4", f"esx-{n:04d}")]
+        rows += [(f"{SC}.27.1.5.{n}", "2", "1"), (f"{SC}.27.1.6.{n}", "66", "4")]
     for ctlr in (1, 2):
         rows += [(f"{SC}.13.1.3.{ctlr}", "2", "1"), (f"{SC}.13.1.4.{ctlr}", "4", f"SN 6000{ctlr}")]
     for n in range(1, alerts + 1):
@@ -61,7 +65,8 @@ def storage_center(alerts: int) -> fleet.SimDevice:
         rows += [(f"{SC}.46.1.2.{index}", "66", str(n)), (f"{SC}.46.1.3.{index}", "2", "4")]
         rows += [(f"{SC}.46.1.8.{index}", "4", f"Alert number {n} was raised and cleared")]
         rows += [(f"{SC}.46.1.10.{index}", "2", "1"), (f"{SC}.46.1.11.{index}", "2", "2")]
-    return fleet.SimDevice(f"sc{alerts}", "FreeBSD", "1.3.6.1.4.1.8072.3.2.8", f"sc-{alerts}", [], rows)
+    name = f"sc{alerts}" + (f"h{hosts}" if hosts else "")
+    return fleet.SimDevice(name, "FreeBSD", "1.3.6.1.4.1.8072.3.2.8", name, [], rows)
 
 
 def without(profile, names: tuple[str, ...]):
@@ -70,7 +75,7 @@ def without(profile, names: tuple[str, ...]):
 
 def main(polls: int) -> dict:
     root = Path(tempfile.mkdtemp(prefix="array-bench-"))
-    devices = [equallogic(), *(storage_center(n) for n in (0, 100, 1000))]
+    devices = [equallogic(), *(storage_center(n) for n in (0, 100, 1000)), storage_center(0, 500)]
     for device in devices:
         device.write(root / "data")
     port = free_udp_port()
@@ -83,6 +88,8 @@ def main(polls: int) -> dict:
         "Dell SC, 0 alerts": ("sc0", sc),
         "Dell SC, 100 alerts": ("sc100", sc),
         "Dell SC, 1,000 alerts": ("sc1000", sc),
+        "Dell SC without its hosts table, 500 hosts": ("sc0h500", without(sc, ("servers",))),
+        "Dell SC, 500 hosts": ("sc0h500", sc),
     }
     figures = {}
     try:

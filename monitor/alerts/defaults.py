@@ -83,7 +83,7 @@ DEFAULTS: dict[str, Default] = {
             0.5,
             for_polls=1,
             event_kind="health_changed",
-            event_pattern="^Controller role ",
+            event_pattern=r"^Controller role [^:]+: ok \((primary|secondary)\) → ok \(",
         ),
     )
 }

@@ -63,7 +63,7 @@ FIELDS = {
     "bad_sectors": "bad sectors",
     "smart": "SMART",
     "role": "role",
-    "connectivity": "paths",
+    "connectivity": "",
     "disks_failed": "failed disks",
     "disks_prefailed": "pre-failed disks",
     "disks_reconstructing": "disks reconstructing",
