@@ -132,6 +132,12 @@ def storage_center_hardware(community: str = "schw", alerts: list | None = None)
         rows += [(f"{SC}.27.1.3.{n}", "2", str(status)), (f"{SC}.27.1.4.{n}", "4", server)]
         rows += [(f"{SC}.27.1.5.{n}", "2", str(reach)), (f"{SC}.27.1.6.{n}", "66", str(paths))]
     rows += [(f"{SC}.30.1.3.1", "2", "1"), (f"{SC}.30.1.4.1", "4", "UPS rack A")]
+    # a voltage sensor of each controller (the second's degraded), the enclosure's audible alarm, and the Storage
+    # Center itself, up but its front-end ports not balanced (scScPortsBal false)
+    for ctlr, status in ((1, 1), (2, 3)):
+        rows += [(f"{SC}.18.1.3.{ctlr}.1", "2", str(status)), (f"{SC}.18.1.4.{ctlr}.1", "4", "1.8V")]
+    rows += [(f"{SC}.24.1.3.1.1", "2", "1"), (f"{SC}.24.1.4.1.1", "4", "Audible Alarm 1")]
+    rows += [(f"{SC}.29.1.3.1", "2", "1"), (f"{SC}.29.1.4.1", "4", "SC-Prod"), (f"{SC}.29.1.7.1", "2", "2")]
     # scAlertTable, indexed controller.alert: (number, status, active, message) as Storage Manager would list them
     for ctlr, number, status, active, message in SC_ALERTS if alerts is None else alerts:
         index = f"{ctlr}.{number}"
@@ -422,6 +428,11 @@ def test_storage_center_hardware_as_parts_with_states(sim):
         "Server esx-02": ("degraded", "partial"),  # two of its paths to the SAN lost
         "Server sql-01": ("warning", "down"),  # switched off or cut off: the SC cannot tell
         "UPS UPS rack A": ("ok", "up"),
+        "Voltage SN 60001 1.8V": ("ok", "up"),
+        "Voltage SN 60002 1.8V": ("degraded", "degraded"),
+        "Audible alarm Enclosure - 1 Audible Alarm 1": ("ok", "up"),
+        "Storage Center SC-Prod": ("ok", "up"),
+        "Storage Center ports SC-Prod": ("warning", "not balanced"),
     }
     assert {name: f["paths"] for name, f in by_tag(result, "server", "server").items()} == {
         "esx-01": 4,

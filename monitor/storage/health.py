@@ -43,6 +43,9 @@ LABELS = {
     "alert": "Alert",
     "server": "Server",
     "ups": "UPS",
+    "voltage": "Voltage",
+    "alarm": "Audible alarm",
+    "storage_center": "Storage Center",
 }
 # A status field's name beside its part's, where a part has several (a member's health and its RAID set's)
 FIELDS = {
@@ -64,6 +67,7 @@ FIELDS = {
     "smart": "SMART",
     "role": "role",
     "connectivity": "",
+    "ports_balanced": "ports",
     "disks_failed": "failed disks",
     "disks_prefailed": "pre-failed disks",
     "disks_reconstructing": "disks reconstructing",
