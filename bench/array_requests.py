@@ -6,11 +6,9 @@ bench/results/array-requests-<UTC time>.json. Run: `.venv/bin/python bench/array
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import sys
 import tempfile
-from datetime import datetime, timezone
 from pathlib import Path
 
 import django
@@ -20,7 +18,7 @@ sys.path.insert(0, str(REPO))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "monitor.settings")
 django.setup()
 
-from bench.pollcount import median_poll  # noqa: E402
+from bench.pollcount import measure, write_results  # noqa: E402
 from collectors.snmptypes import SnmpTarget  # noqa: E402
 from monitor.devices.profiles import registry  # noqa: E402
 from monitor.devstack import fleet, services  # noqa: E402
@@ -91,17 +89,15 @@ def main(polls: int) -> dict:
         "Dell SC without its hosts table, 500 hosts": ("sc0h500", without(sc, ("servers",))),
         "Dell SC, 500 hosts": ("sc0h500", sc),
     }
-    figures = {}
     try:
-        for label, (community, profile) in cases.items():
-            target = SnmpTarget("127.0.0.1", port, community=community, timeout=5)
-            figures[label] = median_poll(target, profile, polls)
-            print(f"{label:38} {figures[label]['requests']:>5} requests {figures[label]['poll_ms']:>8} ms")
+        targets = {
+            label: (SnmpTarget("127.0.0.1", port, community=community, timeout=5), profile)
+            for label, (community, profile) in cases.items()
+        }
+        figures = measure(targets, polls)
     finally:
         agent.stop()
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    out = REPO / "bench" / "results" / f"array-requests-{stamp}.json"
-    out.write_text(json.dumps({"polls": polls, "cases": figures}, indent=2) + "\n")
+    write_results("array-requests", polls, figures)
     return figures
 
 

@@ -7,11 +7,9 @@ Run: `.venv/bin/python bench/health_requests.py [polls]`."""
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import sys
 import tempfile
-from datetime import datetime, timezone
 from pathlib import Path
 
 import django
@@ -21,7 +19,7 @@ sys.path.insert(0, str(REPO))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "monitor.settings")
 django.setup()
 
-from bench.pollcount import median_poll  # noqa: E402
+from bench.pollcount import median_poll, write_results  # noqa: E402
 from collectors.snmptypes import SnmpTarget  # noqa: E402
 from monitor.devices.profiles import registry  # noqa: E402
 from monitor.devstack.processes import free_udp_port  # noqa: E402
@@ -50,9 +48,7 @@ def main(polls: int) -> dict:
         finally:
             agent.stop()
         print(f"{label:24} {figures[label]['requests']:>4} requests {figures[label]['poll_ms']:>7} ms")
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    out = REPO / "bench" / "results" / f"health-requests-{stamp}.json"
-    out.write_text(json.dumps({"polls": polls, "cases": figures}, indent=2) + "\n")
+    write_results("health-requests", polls, figures)
     return figures
 
 

@@ -7,11 +7,9 @@ bench/results/optics-requests-<UTC time>.json. Run: `.venv/bin/python bench/opti
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import sys
 import tempfile
-from datetime import datetime, timezone
 from pathlib import Path
 
 import django
@@ -21,7 +19,7 @@ sys.path.insert(0, str(REPO))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "monitor.settings")
 django.setup()
 
-from bench.pollcount import median_poll  # noqa: E402
+from bench.pollcount import measure, write_results  # noqa: E402
 from collectors.poll import OPTICS  # noqa: E402
 from collectors.snmptypes import SnmpTarget  # noqa: E402
 from monitor.devices.profiles import registry  # noqa: E402
@@ -46,17 +44,15 @@ def main(polls: int) -> dict:
         "asked, none served": ("plain", profile),
         "two SFP+": ("sfp", profile),
     }
-    figures = {}
     try:
-        for label, (community, chosen) in cases.items():
-            target = SnmpTarget("127.0.0.1", port, community=community, timeout=3)
-            figures[label] = median_poll(target, chosen, polls)
-            print(f"{label:20} {figures[label]['requests']:>4} requests {figures[label]['poll_ms']:>7} ms")
+        targets = {
+            label: (SnmpTarget("127.0.0.1", port, community=community, timeout=3), chosen)
+            for label, (community, chosen) in cases.items()
+        }
+        figures = measure(targets, polls)
     finally:
         agent.stop()
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    out = REPO / "bench" / "results" / f"optics-requests-{stamp}.json"
-    out.write_text(json.dumps({"polls": polls, "cases": figures}, indent=2) + "\n")
+    write_results("optics-requests", polls, figures)
     return figures
 
 

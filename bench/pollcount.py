@@ -3,8 +3,13 @@ and time of a poll, for the request-count benches (optics_requests.py, health_re
 
 from __future__ import annotations
 
+import json
 import statistics
 import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def median_poll(target, profile, polls: int) -> dict:
@@ -22,3 +27,21 @@ def median_poll(target, profile, polls: int) -> dict:
         "requests": statistics.median(r for r, _ in runs),
         "poll_ms": round(1000 * statistics.median(t for _, t in runs), 1),
     }
+
+
+def measure(cases: dict[str, tuple], polls: int) -> dict[str, dict]:
+    """{label: median_poll of (target, profile)} for each case, each printed as it is measured."""
+    figures = {}
+    width = max(len(label) for label in cases)
+    for label, (target, profile) in cases.items():
+        figures[label] = median_poll(target, profile, polls)
+        print(f"{label:{width}} {figures[label]['requests']:>5} requests {figures[label]['poll_ms']:>8} ms")
+    return figures
+
+
+def write_results(name: str, polls: int, figures: dict) -> Path:
+    """bench/results/<name>-<UTC time>.json with the polls and each case's figures."""
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    out = RESULTS / f"{name}-{stamp}.json"
+    out.write_text(json.dumps({"polls": polls, "cases": figures}, indent=2) + "\n")
+    return out
