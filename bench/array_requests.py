@@ -19,7 +19,6 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "monitor.settings")
 django.setup()
 
 from bench.pollcount import measure, write_results  # noqa: E402
-from collectors.snmptypes import SnmpTarget  # noqa: E402
 from monitor.devices.profiles import registry  # noqa: E402
 from monitor.devstack import fleet, services  # noqa: E402
 from monitor.devstack.processes import free_udp_port  # noqa: E402
@@ -90,11 +89,7 @@ def main(polls: int) -> dict:
         "Dell SC, 500 hosts": ("sc0h500", sc),
     }
     try:
-        targets = {
-            label: (SnmpTarget("127.0.0.1", port, community=community, timeout=5), profile)
-            for label, (community, profile) in cases.items()
-        }
-        figures = measure(targets, polls)
+        figures = measure(port, cases, polls, timeout=5)
     finally:
         agent.stop()
     write_results("array-requests", polls, figures)

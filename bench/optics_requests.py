@@ -21,7 +21,6 @@ django.setup()
 
 from bench.pollcount import measure, write_results  # noqa: E402
 from collectors.poll import OPTICS  # noqa: E402
-from collectors.snmptypes import SnmpTarget  # noqa: E402
 from monitor.devices.profiles import registry  # noqa: E402
 from monitor.devstack import fleet, services  # noqa: E402
 from monitor.devstack.optics import Optic, contained  # noqa: E402
@@ -45,11 +44,7 @@ def main(polls: int) -> dict:
         "two SFP+": ("sfp", profile),
     }
     try:
-        targets = {
-            label: (SnmpTarget("127.0.0.1", port, community=community, timeout=3), chosen)
-            for label, (community, chosen) in cases.items()
-        }
-        figures = measure(targets, polls)
+        figures = measure(port, cases, polls, timeout=3)
     finally:
         agent.stop()
     write_results("optics-requests", polls, figures)

@@ -29,11 +29,15 @@ def median_poll(target, profile, polls: int) -> dict:
     }
 
 
-def measure(cases: dict[str, tuple], polls: int) -> dict[str, dict]:
-    """{label: median_poll of (target, profile)} for each case, each printed as it is measured."""
+def measure(port: int, cases: dict[str, tuple], polls: int, timeout: float) -> dict[str, dict]:
+    """{label: median_poll of the agent on loopback `port` as (community, profile)} for each case, each printed as it
+    is measured."""
+    from collectors.snmptypes import SnmpTarget
+
     figures = {}
     width = max(len(label) for label in cases)
-    for label, (target, profile) in cases.items():
+    for label, (community, profile) in cases.items():
+        target = SnmpTarget("127.0.0.1", port, community=community, timeout=timeout)
         figures[label] = median_poll(target, profile, polls)
         print(f"{label:{width}} {figures[label]['requests']:>5} requests {figures[label]['poll_ms']:>8} ms")
     return figures

@@ -14,14 +14,12 @@ from django.utils import timezone
 from monitor.alerts import engine, scopes
 from monitor.alerts.channels import queue as queue_deliveries
 from monitor.alerts.models import AlertState, Event, Rule
-from monitor.alerts.rules import ARRAY_HEALTH, EVENT, METRICS, NOT_ANSWERING, comparable, observe, present
+from monitor.alerts.rules import ARRAY_HEALTH, EVENT, GONE, METRICS, NOT_ANSWERING, comparable, observe, present
 from monitor.devices.profiles import registry
 from monitor.polling.signals import PollEvent
 from monitor.topology import dependencies
 
 log = logging.getLogger(__name__)
-# The detail of the clear that closes a target its device no longer reports (the mails and the timeline say so)
-GONE = "no longer reported by the device"
 GONE_POLLS = 3  # polls in a row that answered without a target before it may be closed as gone
 
 
@@ -119,9 +117,14 @@ def _close_gone(rule: Rule, metric, poll: PollEvent, profile, unread: list[Alert
     AlertState.objects.filter(pk__in=[row.pk for row in absent]).update(missed=F("missed") + 1)
     since, queued = now - gone_after(poll.device), 0
     for row in absent:
-        if row.missed + 1 >= GONE_POLLS and (row.seen_at or row.updated_at) < since:
+        if _long_gone(row, row.missed + 1, since):  # this poll's miss counted
             queued += _advance(rule, poll.device, row.instance, 0.0, 0.0, 0.0, now=now, muted=False, gone_since=since)
     return queued
+
+
+def _long_gone(row: AlertState, missed: int, since: datetime) -> bool:
+    """A pending or firing target missed by GONE_POLLS polls in a row that no poll has read since `since`."""
+    return row.state != AlertState.State.OK and missed >= GONE_POLLS and (row.seen_at or row.updated_at) < since
 
 
 def _unchanged(row, rule: Rule, value: float, fire: float, clear: float, now, muted: bool) -> bool:
@@ -188,11 +191,7 @@ def _advance(
         if gone_since is None:
             result = engine.step(before, _condition(rule, fire, clear), value, now.timestamp(), muted)
             row.seen_at, row.missed = now, 0
-        elif (
-            row.state != AlertState.State.OK
-            and row.missed >= GONE_POLLS
-            and (row.seen_at or row.updated_at) < gone_since
-        ):
+        elif _long_gone(row, row.missed, gone_since):
             result = engine.gone(before)
             value, fire, clear = row.value, row.fire_level, None
             detail = GONE + (f" since {row.seen_at:%Y-%m-%d %H:%M %Z}" if row.seen_at else "")

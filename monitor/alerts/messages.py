@@ -11,7 +11,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 
-from monitor.alerts.rules import EVENT, METRICS, NOT_ANSWERING, format_value
+from monitor.alerts.rules import EVENT, METRICS, NOT_ANSWERING, closed_as_gone, format_value
 from monitor.events.kinds import KINDS
 from monitor.models import Device, Interface
 from monitor.topology import dependencies
@@ -75,7 +75,7 @@ def context(event) -> dict:
     comparison = "above" if rule.direction == "above" else "below"
     if event.kind == "clear":
         comparison = "back to or below" if rule.direction == "above" else "back to or above"
-    gone = event.kind == "clear" and rule.metric not in (EVENT, NOT_ANSWERING) and bool(event.detail)
+    gone = closed_as_gone(event)
     return {
         "event": event,
         "rule": rule,

@@ -12,6 +12,8 @@ from monitor.core.durations import duration_text
 NOT_ANSWERING = "not_answering"
 EVENT = "event"  # rules on events (traps, syslog, the monitor's own): monitor/alerts/eventrules.py
 ARRAY_HEALTH = "array_health"  # the states of the parts a profile reads a status of (monitor/storage/health.py)
+# How the detail of a clear that closed a target its device stopped serving begins (monitor/alerts/evaluator.py)
+GONE = "no longer reported by the device"
 
 
 @dataclass(frozen=True)
@@ -174,9 +176,7 @@ def observe(metric: Metric, samples: list, error: str, profile=None) -> list[Obs
         return [Observation(part, float(STATES.index(state))) for part, state in states_in(profile, samples)]
     found = []
     for sample in samples:
-        if not isinstance(sample, Sample) or sample.measurement != metric.measurement:
-            continue
-        if any(sample.tags.get(tag) != want for tag, want in metric.match):
+        if not _holds(metric, sample):
             continue
         values = [float(sample.fields[f]) for f in metric.fields if isinstance(sample.fields.get(f), int | float)]
         if metric.quantile:
@@ -205,13 +205,22 @@ def present(metric: Metric, samples: list, profile=None) -> set[str]:
         from monitor.storage.health import states_in
 
         return {part for part, _ in states_in(profile, samples)}
-    return {
-        _instance(metric, sample.tags)
-        for sample in samples
-        if isinstance(sample, Sample)
+    return {_instance(metric, sample.tags) for sample in samples if _holds(metric, sample)}
+
+
+def closed_as_gone(event) -> bool:
+    """Whether an alert event is the clear that closed a target its device stopped serving, not a recovery (an event
+    rule's clear quotes its clearing event, whatever that says)."""
+    return event.kind == "clear" and event.rule.metric != EVENT and event.detail.startswith(GONE)
+
+
+def _holds(metric: Metric, sample) -> bool:
+    """Whether a sample is one of the metric's series: its measurement, with the tags it must carry."""
+    return (
+        isinstance(sample, Sample)
         and sample.measurement == metric.measurement
         and all(sample.tags.get(tag) == want for tag, want in metric.match)
-    }
+    )
 
 
 def _instance(metric: Metric, tags: dict) -> str:

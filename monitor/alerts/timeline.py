@@ -3,7 +3,7 @@ become events of their device (drawn as markers on its graphs)."""
 
 from __future__ import annotations
 
-from monitor.alerts.rules import EVENT, METRICS, format_value
+from monitor.alerts.rules import EVENT, METRICS, closed_as_gone, format_value
 from monitor.events import record
 
 KINDS = {"fire": "alert_fire", "clear": "alert_clear", "flapping": "alert_flapping"}
@@ -25,8 +25,8 @@ def on_alert_event(sender, instance, created: bool, raw: bool = False, **kwargs)
     value = instance.detail or (format_value(metric, unit, instance.value) if metric else "")
     where = f" on {instance.instance}" if instance.instance else ""
     word = WORDS[instance.kind]
-    if instance.kind == "clear" and instance.detail and rule.metric != EVENT:
-        word = "closed"  # no longer reported (monitor/alerts/evaluator.py GONE), not recovered
+    if closed_as_gone(instance):
+        word = "closed"  # no longer reported, not recovered
     text = f"Alert {rule.name!r}{where} {word}" + (f": {value}" if value else "")
     record.record(
         instance.device_id,

@@ -290,6 +290,12 @@ def _kind(watch: _Watched) -> str:
     return f"{LABELS.get(kind, kind)} {FIELDS.get(watch.metric.name, watch.metric.name)}".strip()
 
 
+def _named(watch: _Watched, tags: dict) -> str:
+    """A part as the page, its PartState row and its alert target name it ("Disk eql-member-1 1"), within a row's
+    255 characters."""
+    return f"{_kind(watch)} {watch.part(tags)}"[:255]
+
+
 def readings(profile: Profile | None, samples: list) -> list[tuple[str, str, str]]:
     """(part, state, the array's word) of every watched status in one poll's samples (collectors.samples.Sample), a
     part named as the page names it ("Disk 1")."""
@@ -301,7 +307,7 @@ def readings(profile: Profile | None, samples: list) -> list[tuple[str, str, str
             meaning = watch.metric.state_of(_number(sample.fields.get(watch.metric.name)))
             meaning = _cleared(watch, meaning, _number(sample.fields.get(watch.metric.active)))
             if meaning is not None:
-                found.append((f"{_kind(watch)} {watch.part(sample.tags)}"[:255], *meaning))
+                found.append((_named(watch, sample.tags), *meaning))
     return found
 
 
@@ -313,7 +319,7 @@ def word_event_parts(profile: Profile | None, samples: list) -> set[str]:
         if watch.metric.word_events:
             for sample in samples:
                 if watch.holds(getattr(sample, "measurement", None), sample.tags):
-                    found.add(f"{_kind(watch)} {watch.part(sample.tags)}"[:255])
+                    found.add(_named(watch, sample.tags))
     return found
 
 
