@@ -57,9 +57,7 @@ class Metric:
     states: tuple[tuple[int | None, str, str], ...] = ()  # (code, state, the vendor's word); None: codes above
     progress: str = ""  # the metric beside it holding the status's percent done (a rebuild)
     active: str = ""  # the TruthValue beside it: while not true(1) the status is over (a cleared alert): ok
-    word_events: bool = (
-        False  # a change of its word is an event though its state stays (a failover: primary -> secondary)
-    )
+    word_events: bool = False  # a change of its word within a state is an event (a failover: primary -> secondary)
 
     def state_of(self, value: float | None) -> tuple[str, str] | None:
         """(state, the vendor's word) of a status code by the profile's state map; a code above those named where
