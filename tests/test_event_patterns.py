@@ -81,8 +81,9 @@ def test_a_backtracking_pattern_stops_no_event_and_still_matches(clean_backends,
         assert acknowledged == 7
         wait_for(lambda: Event.objects.filter(device=device, source="syslog").count() >= FLOOD + 1, 90,
                  f"the {FLOOD + 1} lines stored")  # fmt: skip
-        traps = wait_for(lambda: Event.objects.filter(device=device, source="trap").count() >= 7 and counts("traps"),
-                         30, "the informs stored")  # fmt: skip
+        traps = wait_for(lambda: Event.objects.filter(device=device, source="trap").count() >= 7
+                         and counts("traps").get("stored", 0) >= 7 and counts("traps"),
+                         30, "the informs stored and counted")  # fmt: skip
         lines_counted = wait_for(lambda: counts("syslog").get("stored", 0) >= FLOOD + 1 and counts("syslog"), 30,
                                  "the syslog receiver's counts")  # fmt: skip
     finally:
